@@ -1,0 +1,21 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "Splint",
+  products: [
+    .library(name: "SplintSecrets", targets: ["SplintSecrets"])
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibSecret",
+      pkgConfig: "libsecret-1",
+      providers: [.apt(["libsecret-1-dev"])]
+    ),
+    .target(
+      name: "SplintSecrets",
+      dependencies: ["CLibSecret"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
