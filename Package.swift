@@ -16,6 +16,15 @@ let package = Package(
       name: "SplintSecrets",
       dependencies: ["CLibSecret"]
     ),
+    .executableTarget(
+      name: "SecretsProbe",
+      dependencies: ["SplintSecrets"],
+      path: "Tests/SecretsProbe"
+    ),
+    .testTarget(
+      name: "SplintSecretsTests",
+      dependencies: ["SplintSecrets", "CLibSecret", "SecretsProbe"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

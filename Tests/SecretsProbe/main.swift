@@ -1,0 +1,131 @@
+// A test helper: runs Credential operations and shell commands as steps, in one process, and prints one line per
+// step. The failure-state tests start it inside a D-Bus session of its own, so that locking, restarting or
+// removing the Secret Service never disturbs the tests running beside them.
+//
+//   SecretsProbe STEP...
+//   read S A | read-data S A | save S A TEXT | save-hex S A HEX | save-labelled S A LABEL TEXT | delete S A
+//   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
+//
+// Output per step: `ok VALUE` or `error CASE` (the CredentialError case name), flushed at once.
+
+import Foundation
+import SplintSecrets
+
+@main
+struct SecretsProbe {
+  static func main() async {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    while !arguments.isEmpty {
+      let verb = arguments.removeFirst()
+      let count = min(arity[verb] ?? 0, arguments.count)
+      let line = await run(verb, Array(arguments.prefix(count)))
+      arguments.removeFirst(count)
+      FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+  }
+
+  static let arity = [
+    "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
+    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1,
+  ]
+
+  static func run(_ verb: String, _ a: [String]) async -> String {
+    do throws(CredentialError) {
+      switch verb {
+      case "read-async":
+        return "ok \(try await Credential(service: a[0], account: a[1]).read() ?? "nil")"
+      case "read-cancel":
+        let credential = Credential(service: a[1], account: a[2])
+        let task = Task { try await credential.read() }
+        try? await Task.sleep(for: .milliseconds(Int(a[0]) ?? 0))
+        task.cancel()
+        switch await task.result {
+        case .success(let value): return "ok \(value ?? "nil")"
+        case .failure(let error):
+          throw error as? CredentialError ?? .backend(domain: "probe", code: 0, message: "\(error)")
+        }
+      default:
+        return try runBlocking(verb, a)
+      }
+    } catch {
+      return "error \(name(of: error))"
+    }
+  }
+
+  /// The steps that call the synchronous API, which async code cannot pick.
+  static func runBlocking(_ verb: String, _ a: [String]) throws(CredentialError) -> String {
+    switch verb {
+    case "read":
+      return "ok \(try Credential(service: a[0], account: a[1]).read() ?? "nil")"
+    case "read-data":
+      return "ok \(try Credential(service: a[0], account: a[1]).readData().map(hex) ?? "nil")"
+    case "save":
+      try Credential(service: a[0], account: a[1]).save(a[2])
+      return "ok"
+    case "save-hex":
+      try Credential(service: a[0], account: a[1]).save(bytes(hex: a[2]))
+      return "ok"
+    case "save-labelled":
+      try Credential(service: a[0], account: a[1], label: a[2]).save(a[3])
+      return "ok"
+    case "delete":
+      try Credential(service: a[0], account: a[1]).delete()
+      return "ok"
+    case "accounts":
+      return "ok \(try Credential.accounts(service: a[0]).joined(separator: ","))"
+    case "availability":
+      switch Credential.availability() {
+      case .available: return "ok available"
+      case .unavailable(let reason): return "error \(name(of: reason))"
+      }
+    case "read-timeout":
+      let store = SecretServiceStore(timeout: .milliseconds(Int(a[0]) ?? 0))
+      return "ok \(try Credential(service: a[1], account: a[2], store: store).read() ?? "nil")"
+    case "sh":
+      return shell(a[0])
+    default:
+      return "usage: unknown step \(verb)"
+    }
+  }
+
+  static func name(of error: CredentialError) -> String {
+    switch error {
+    case .noSessionBus: "noSessionBus"
+    case .serviceUnavailable: "serviceUnavailable"
+    case .noDefaultCollection: "noDefaultCollection"
+    case .locked: "locked"
+    case .promptDismissed: "promptDismissed"
+    case .timedOut: "timedOut"
+    case .cancelled: "cancelled"
+    case .invalidArgument: "invalidArgument"
+    case .notText: "notText"
+    case .backend(let domain, let code, _): "backend \(domain) \(code)"
+    }
+  }
+
+  /// Runs `command` with bash and waits for bash alone. (Foundation's `Process` waits until every descendant has
+  /// closed an inherited socket, which a daemonized gnome-keyring never does.)
+  static func shell(_ command: String) -> String {
+    let words: [String] = ["/bin/bash", "-c", command]
+    let arguments = words.map { strdup($0) } + [nil]
+    let environment = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") } + [nil]
+    defer { (arguments + environment).forEach { free($0) } }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, arguments, environment)
+    guard spawned == 0 else { return "error sh \(String(cString: strerror(spawned)))" }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+    return "ok sh \((status >> 8) & 0xff)"
+  }
+
+  static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+  static func bytes(hex: String) -> Data {
+    var data = Data()
+    var digits = hex.makeIterator()
+    while let high = digits.next(), let low = digits.next(), let byte = UInt8(String([high, low]), radix: 16) {
+      data.append(byte)
+    }
+    return data
+  }
+}

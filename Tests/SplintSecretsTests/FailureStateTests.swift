@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+/// The Secret Service in each state users meet, made real: gnome-keyring locked, restarted, stopped, absent, or
+/// no bus at all. Each test runs `SecretsProbe` in a D-Bus session of its own (see `PrivateSession`).
+@Suite("Failure states, each in a private D-Bus session")
+struct FailureStateTests {
+  typealias Shell = PrivateSession.Shell
+
+  @Test("a locked collection is reported as locked, never as absent, until it is unlocked")
+  func locked() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.lock,
+        "read", "svc", "alice",
+        "read-data", "svc", "alice",
+        "read", "svc", "nobody",
+        "save", "svc", "alice", "changed",
+        "save", "svc", "bob", "new",
+        "delete", "svc", "alice",
+        "accounts", "svc",
+        "availability",
+        "sh", Shell.unlock,
+        "read", "svc", "alice",
+        "accounts", "svc",
+        "availability",
+      ])
+    #expect(
+      output.lines == [
+        "ok", "ok sh 0",
+        "error locked", "error locked",
+        "ok nil",  // nothing matches "nobody": absent is still absent
+        "error locked", "error locked", "error locked", "error locked", "error locked",
+        "ok sh 0",
+        "ok token", "ok alice", "ok available",  // nothing was changed while locked
+      ], "\(output.stderr)")
+  }
+
+  @Test("with a display, a collection that stays locked means the unlock prompt was dismissed")
+  func promptDismissed() throws {
+    // gnome-keyring in this session cannot open the display, so it dismisses its prompt, as a user would.
+    let output = try PrivateSession.probe(
+      .unlockedKeyring, display: ":99",
+      ["save", "svc", "alice", "token", "sh", Shell.lock, "read", "svc", "alice", "save", "svc", "alice", "x"])
+    #expect(output.lines == ["ok", "ok sh 0", "error promptDismissed", "error promptDismissed"], "\(output.stderr)")
+  }
+
+  @Test("after gnome-keyring restarts locked, items show only hashed attributes: still locked, never absent")
+  func lockedAfterRestart() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "save", "svc", "bob", "other",
+        "sh", Shell.restartLocked,
+        "read", "svc", "alice",
+        "accounts", "svc",
+        "sh", Shell.unlock,
+        "accounts", "svc",
+        "read", "svc", "bob",
+      ])
+    #expect(
+      output.lines == [
+        "ok", "ok", "ok sh 0", "error locked", "error locked", "ok sh 0", "ok alice,bob", "ok other",
+      ], "\(output.stderr)")
+  }
+
+  @Test("the next call after the Secret Service restarts succeeds, in the same process")
+  func restart() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.unlock,  // gnome-keyring-daemon --replace --unlock: a new process, a new bus name
+        "read", "svc", "alice",
+        "save", "svc", "alice", "second",
+        "sh", Shell.unlock,
+        "accounts", "svc",
+        "sh", Shell.unlock,
+        "availability",
+        "sh", Shell.unlock,
+        "read-async", "svc", "alice",
+      ])
+    #expect(
+      output.lines == [
+        "ok", "ok sh 0", "ok token", "ok", "ok sh 0", "ok alice", "ok sh 0", "ok available", "ok sh 0", "ok second",
+      ], "\(output.stderr)")
+  }
+
+  @Test("a killed Secret Service is started again by D-Bus, locked; after unlocking, everything reads back")
+  func killed() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.kill,
+        "read", "svc", "alice",
+        "sh", Shell.unlock,
+        "read", "svc", "alice",
+      ])
+    #expect(output.lines == ["ok", "ok sh 0", "error locked", "ok sh 0", "ok token"], "\(output.stderr)")
+  }
+
+  @Test("no Secret Service provider on the bus: serviceUnavailable from every call")
+  func noProvider() throws {
+    let output = try PrivateSession.probe(
+      .noProvider,
+      [
+        "read", "svc", "alice", "save", "svc", "alice", "x", "delete", "svc", "alice", "accounts", "svc",
+        "availability",
+      ])
+    #expect(output.lines == Array(repeating: "error serviceUnavailable", count: 5), "\(output.stderr)")
+  }
+
+  @Test("a provider that fails to start: serviceUnavailable")
+  func brokenProvider() throws {
+    let output = try PrivateSession.probe(.brokenProvider, ["read", "svc", "alice", "availability"])
+    #expect(output.lines == ["error serviceUnavailable", "error serviceUnavailable"], "\(output.stderr)")
+  }
+
+  @Test("no session bus: noSessionBus from every call, and nothing hangs")
+  func noBus() throws {
+    let output = try PrivateSession.probe(
+      .noBus,
+      [
+        "read", "svc", "alice", "save", "svc", "alice", "x", "delete", "svc", "alice", "accounts", "svc",
+        "availability", "read-async", "svc", "alice",
+      ])
+    #expect(output.lines == Array(repeating: "error noSessionBus", count: 6), "\(output.stderr)")
+  }
+
+  @Test("gnome-keyring without a login keyring: saving says noDefaultCollection, reading finds nothing")
+  func noDefaultCollection() throws {
+    let output = try PrivateSession.probe(
+      .noLoginKeyring,
+      ["availability", "read", "svc", "alice", "save", "svc", "alice", "x", "accounts", "svc", "delete", "svc", "a"])
+    #expect(
+      output.lines == ["error noDefaultCollection", "ok nil", "error noDefaultCollection", "ok ", "ok"],
+      "\(output.stderr)")
+  }
+
+  @Test("a Secret Service that hangs: the call ends with timedOut after the store's timeout; later calls work")
+  func timeout() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.freeze,
+        "read-timeout", "300", "svc", "alice",
+        "sh", Shell.thaw,
+        "read", "svc", "alice",
+      ])
+    #expect(output.lines == ["ok", "ok sh 0", "error timedOut", "ok sh 0", "ok token"], "\(output.stderr)")
+  }
+
+  @Test("cancelling the task of an async read ends the wait with cancelled; later calls work")
+  func cancellation() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.freeze,
+        "read-cancel", "200", "svc", "alice",
+        "sh", Shell.thaw,
+        "read-async", "svc", "alice",
+      ])
+    #expect(output.lines == ["ok", "ok sh 0", "error cancelled", "ok sh 0", "ok token"], "\(output.stderr)")
+  }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import SplintSecrets
+
+/// Items written by `Credential` are the ones `secret-tool` and Python keyring write and read, both ways.
+@Suite("Interoperability with secret-tool and Python keyring", TestKeyring.required)
+struct InteropTests {
+  let service = TestKeyring.uniqueService()
+
+  @Test func credentialReadsWhatSecretToolStored() throws {
+    try SecretTool.store(service: service, account: "alice", secret: "from secret-tool", label: "Mine")
+    #expect(try Credential(service: service, account: "alice").read() == "from secret-tool")
+  }
+
+  @Test func secretToolReadsWhatCredentialSaved() throws {
+    try Credential(service: service, account: "alice").save("from Splint")
+    #expect(try SecretTool.lookup(service: service, account: "alice") == "from Splint")
+  }
+
+  @Test func credentialReadsWhatPythonKeyringSet() throws {
+    try PythonKeyring.setPassword(service: service, account: "alice", secret: "from Python ✓")
+    #expect(try Credential(service: service, account: "alice").read() == "from Python ✓")
+  }
+
+  @Test func pythonKeyringGetsWhatCredentialSaved() throws {
+    try Credential(service: service, account: "alice").save("from Splint ✓")
+    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == "from Splint ✓")
+    try Credential(service: service, account: "alice").delete()
+    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == nil)
+  }
+
+  /// (gnome-keyring 42 answers `text/plain` for every item's content type, so `ProtocolTests` checks the content
+  /// types we send on the bus instead.)
+  @Test func itemsCarryTheAttributesAndLabelOtherToolsWrite() throws {
+    try Credential(service: service, account: "alice").save("text")
+    try Credential(service: service, account: "bob").save(Data([0, 1]))
+    let items = try PythonKeyring.items(service: service).sorted { $0.label < $1.label }
+    #expect(items.map(\.label) == ["Password for 'alice' on '\(service)'", "Password for 'bob' on '\(service)'"])
+    #expect(
+      items.map(\.attributes) == [
+        ["service": service, "username": "alice", "xdg:schema": "org.freedesktop.Secret.Generic"],
+        ["service": service, "username": "bob", "xdg:schema": "org.freedesktop.Secret.Generic"],
+      ])
+  }
+
+  @Test("saving over items other tools wrote updates them in place, so every tool reads the new secret")
+  func saveUpdatesForeignItemsInPlace() throws {
+    try SecretTool.store(service: service, account: "alice", secret: "old", label: "Mine")
+    try PythonKeyring.setPassword(service: service, account: "alice", secret: "old")
+    let before = try PythonKeyring.items(service: service)
+
+    try Credential(service: service, account: "alice").save("new")
+
+    #expect(try SecretTool.lookup(service: service, account: "alice") == "new")
+    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == "new")
+    let after = try PythonKeyring.items(service: service)
+    // Compared without xdg:schema, which gnome-keyring may add to schema-less items on its own at any time.
+    func attributes(_ items: [PythonKeyring.Item]) -> Set<[String: String]> {
+      Set(items.map { $0.attributes.filter { $0.key != "xdg:schema" } })
+    }
+    #expect(attributes(after) == attributes(before))
+    #expect(attributes(after).map(\.count).sorted() == [2, 3])  // secret-tool's item, and Python's with "application"
+    #expect(after.map(\.label).sorted() == ["Mine", "Password for 'alice' on '\(service)'"])
+  }
+
+  @Test func deleteRemovesTheItemsOfEveryTool() throws {
+    try SecretTool.store(service: service, account: "alice", secret: "a", label: "Mine")
+    try PythonKeyring.setPassword(service: service, account: "alice", secret: "b")
+    try Credential(service: service, account: "alice").delete()
+    #expect(try SecretTool.lookup(service: service, account: "alice") == nil)
+    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == nil)
+  }
+
+  @Test func accountsListsItemsOfEveryTool() throws {
+    try SecretTool.store(service: service, account: "carol", secret: "c", label: "Carol")
+    try PythonKeyring.setPassword(service: service, account: "bob", secret: "b")
+    try Credential(service: service, account: "alice").save("a")
+    #expect(try Credential.accounts(service: service) == ["alice", "bob", "carol"])
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// `secret-tool` from libsecret-tools, as a user would run it. Secrets go through standard input, never argv.
+enum SecretTool {
+  static func store(service: String, account: String, secret: String, label: String) throws {
+    let output = try Programs.run(
+      ["secret-tool", "store", "--label=\(label)", "service", service, "username", account], input: Data(secret.utf8))
+    guard output.status == 0 else { throw ToolFailure(output) }
+  }
+
+  /// The secret `secret-tool lookup` prints, or nil when it finds none.
+  static func lookup(service: String, account: String) throws -> String? {
+    let output = try Programs.run(["secret-tool", "lookup", "service", service, "username", account])
+    return output.status == 0 ? output.stdout : nil
+  }
+
+  /// The labels of every item whose `service` attribute is `service`, sorted.
+  static func labels(service: String) throws -> [String] {
+    try PythonKeyring.items(service: service).map(\.label).sorted()
+  }
+}
+
+/// Python's `keyring` (its SecretService backend) and `secretstorage`, from Debian's Python.
+enum PythonKeyring {
+  /// What `secretstorage` sees of one item.
+  struct Item: Decodable, Equatable {
+    let label: String
+    let attributes: [String: String]
+  }
+
+  static func setPassword(service: String, account: String, secret: String) throws {
+    try python("kr.set_password(service, account, sys.stdin.read())", service, account, input: secret)
+  }
+
+  /// What `keyring.get_password` returns, or nil for None.
+  static func getPassword(service: String, account: String) throws -> String? {
+    let output = try python(
+      "value = kr.get_password(service, account)\nif value is None: sys.exit(3)\nsys.stdout.write(value)",
+      service, account, allowing: [3])
+    return output.status == 0 ? output.stdout : nil
+  }
+
+  /// Every item of the default collection whose `service` attribute is `service`.
+  static func items(service: String) throws -> [Item] {
+    let script = """
+      import json, secretstorage
+      connection = secretstorage.dbus_init()
+      collection = secretstorage.get_default_collection(connection)
+      print(json.dumps([{"label": item.get_label(), "attributes": item.get_attributes()}
+                        for item in collection.search_items({"service": service})]))
+      """
+    return try JSONDecoder().decode([Item].self, from: Data(python(script, service, "").stdout.utf8))
+  }
+
+  @discardableResult
+  private static func python(
+    _ body: String, _ service: String, _ account: String, input: String = "", allowing: Set<Int32> = []
+  ) throws -> ProgramOutput {
+    let script = """
+      import sys
+      from keyring.backends import SecretService
+      kr = SecretService.Keyring()
+      service, account = sys.argv[1], sys.argv[2]
+      \(body)
+      """
+    let output = try Programs.run([Programs.python, "-c", script, service, account], input: Data(input.utf8))
+    guard output.status == 0 || allowing.contains(output.status) else { throw ToolFailure(output) }
+    return output
+  }
+}
+
+struct ToolFailure: Error, CustomStringConvertible {
+  let output: ProgramOutput
+  init(_ output: ProgramOutput) { self.output = output }
+  var description: String { "exit \(output.status): \(output.stderr)" }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// A throw-away D-Bus session with its own HOME and XDG directories, in which `SecretsProbe` runs a list of steps.
+///
+/// Tests that lock, restart, stop or remove the Secret Service use one each, so that nothing they do reaches the
+/// keyring the other tests share (or the developer's own).
+struct PrivateSession {
+  /// What the session starts with.
+  enum Setup {
+    /// gnome-keyring running, with an unlocked login keyring (the password is ``PrivateSession/password``).
+    case unlockedKeyring
+    /// A session bus on which gnome-keyring is activatable but has no login keyring.
+    case noLoginKeyring
+    /// A session bus with no Secret Service provider at all.
+    case noProvider
+    /// A session bus on which the Secret Service is activatable but its program fails to start.
+    case brokenProvider
+    /// No session bus.
+    case noBus
+  }
+
+  static let password = "private-session-password"
+
+  /// Shell commands for `sh` steps, acting on this session's gnome-keyring.
+  enum Shell {
+    /// The process ID of the session's Secret Service provider.
+    static let providerPID = """
+      dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \
+      org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets | awk '{print $2}'
+      """
+    static let lock = "secret-tool lock --collection=login >/dev/null 2>&1; true"
+    static let unlock = replacing(
+      "echo -n \(password) | gnome-keyring-daemon --replace --unlock --components=secrets")
+    static let restartLocked = replacing("gnome-keyring-daemon --replace --components=secrets --daemonize")
+    static let freeze = "kill -STOP $(\(providerPID))"
+    static let thaw = "kill -CONT $(\(providerPID))"
+    static let kill =
+      "kill $(\(providerPID)); while dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets | grep -q true; do sleep 0.05; done"
+
+    /// Records the Secret Service calls that carry secrets (CreateItem, SetSecret) into `$XDG_RUNTIME_DIR/bus.log`,
+    /// from when this returns until the session ends.
+    static let monitorSecretCalls = """
+      dbus-monitor --session "interface=org.freedesktop.Secret.Collection,member=CreateItem" \
+        "interface=org.freedesktop.Secret.Item,member=SetSecret" >"$XDG_RUNTIME_DIR/bus.log" 2>&1 &
+      for _ in $(seq 250); do grep -q NameAcquired "$XDG_RUNTIME_DIR/bus.log" 2>/dev/null && break; sleep 0.02; done
+      """
+
+    /// Succeeds when the monitored calls (see ``monitorSecretCalls``) contain the text `needle`.
+    static func monitored(_ needle: String) -> String { "grep -qF '\(needle)' \"$XDG_RUNTIME_DIR/bus.log\"" }
+
+    /// Runs `command`, which replaces the provider, and waits until the new one owns the bus name.
+    private static func replacing(_ command: String) -> String {
+      """
+      old=$(\(providerPID)); \(command) >/dev/null 2>&1
+      for _ in $(seq 200); do new=$(\(providerPID) 2>/dev/null); [ -n "$new" ] && [ "$new" != "$old" ] && break; sleep 0.05; done
+      """
+    }
+  }
+
+  /// Runs `SecretsProbe` with `steps` in a new session set up as `setup`, and returns its output lines.
+  ///
+  /// - Parameter display: The `DISPLAY` the probe sees; none by default, as in CI.
+  static func probe(_ setup: Setup, display: String? = nil, _ steps: [String]) throws -> ProgramOutput {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-session-\(UUID())")
+    defer {
+      endProcesses(naming: directory.path)
+      try? FileManager.default.removeItem(at: directory)
+    }
+    var environment = ProcessInfo.processInfo.environment
+    for name in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
+    for (name, path) in [
+      ("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
+      ("XDG_STATE_HOME", "state"), ("XDG_RUNTIME_DIR", "run"),
+    ] {
+      let url = directory.appendingPathComponent(path)
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+      environment[name] = url.path
+    }
+    // The probe's own environment: the session's, plus the display under test.
+    let probe = ["env"] + (display.map { ["DISPLAY=\($0)"] } ?? []) + [Programs.probe] + steps
+    switch setup {
+    case .unlockedKeyring:
+      let start = "echo -n \(password) | gnome-keyring-daemon --unlock --components=secrets >/dev/null"
+      return try Programs.run(
+        ["dbus-run-session", "--", "bash", "-c", "\(start) && exec \"$@\"", "session"] + probe,
+        environment: environment)
+    case .noLoginKeyring:
+      return try Programs.run(["dbus-run-session", "--"] + probe, environment: environment)
+    case .noProvider, .brokenProvider:
+      let services = directory.appendingPathComponent("services")
+      try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+      if case .brokenProvider = setup {
+        let service = "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=/bin/false\n"
+        try service.write(
+          to: services.appendingPathComponent("org.freedesktop.secrets.service"), atomically: true, encoding: .utf8)
+      }
+      let configuration = directory.appendingPathComponent("bus.conf")
+      try bus(serviceDirectory: services.path).write(to: configuration, atomically: true, encoding: .utf8)
+      return try Programs.run(
+        ["dbus-run-session", "--config-file=\(configuration.path)", "--"] + probe, environment: environment)
+    case .noBus:
+      environment["XDG_RUNTIME_DIR"] = "/nonexistent"
+      return try Programs.run(probe, environment: environment)
+    }
+  }
+
+  /// Ends every process whose environment names `directory`: the session's bus and every gnome-keyring started in
+  /// it, however the scenario ended (a daemon `dbus-run-session` did not get to stop, one stopped with SIGSTOP).
+  private static func endProcesses(naming directory: String) {
+    let needle = Data(directory.utf8)
+    let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for pid in processes.compactMap(Int32.init) where pid != getpid() {
+      guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+        environment.range(of: needle) != nil
+      else { continue }
+      kill(pid, SIGKILL)
+    }
+  }
+
+  /// A session bus configuration whose only activatable services are those in `serviceDirectory`.
+  private static func bus(serviceDirectory: String) -> String {
+    """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:tmpdir=/tmp</listen>
+      <servicedir>\(serviceDirectory)</servicedir>
+      <auth>EXTERNAL</auth>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """
+  }
+}
