@@ -60,7 +60,7 @@ public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible 
         """
     case .locked:
       return """
-        The keyring holding this secret is locked. \
+        The keyring is locked. \
         Unlock it and try again: on a desktop, unlock it in Seahorse or log in again; on a headless machine, \
         `echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets`.
         """
