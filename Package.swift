@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
   name: "Splint",
   products: [
-    .library(name: "SplintSecrets", targets: ["SplintSecrets"])
+    .library(name: "SplintSecrets", targets: ["SplintSecrets"]),
+    .library(name: "SplintSettings", targets: ["SplintSettings"]),
   ],
   targets: [
     .systemLibrary(
@@ -16,6 +17,7 @@ let package = Package(
       name: "SplintSecrets",
       dependencies: ["CLibSecret"]
     ),
+    .target(name: "SplintSettings"),
     .executableTarget(
       name: "SecretsProbe",
       dependencies: ["SplintSecrets"],

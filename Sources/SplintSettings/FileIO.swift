@@ -1,0 +1,212 @@
+// Every POSIX call on settings files and their locks lives in this file: reading, crash-safe writing, flock,
+// directories, stat. The rest of the module speaks Swift types: paths as Strings, contents as [UInt8], and
+// `FileIOError` failures with the errno they came from.
+
+import Foundation
+import Glibc
+
+/// A failed system call: which one, on what, and errno.
+struct FileIOError: Error, Equatable, CustomStringConvertible {
+  let operation: String
+  let path: String
+  let code: Int32
+
+  /// The errno in words, with what to do for the common cases.
+  var description: String {
+    let remedy =
+      switch code {
+      case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
+      case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
+      case EACCES, EPERM: "; permission denied: check the owner and mode of \(path)"
+      default: ""
+      }
+    return "\(operation) \(path) failed: \(String(cString: strerror(code)))\(remedy)"
+  }
+}
+
+/// What identifies one version of a file: a rename swaps the inode, an edit in place changes size or times.
+struct FileIdentity: Equatable, Sendable {
+  let device: UInt64
+  let inode: UInt64
+  let size: Int64
+  let modified: timespec
+  let changed: timespec
+
+  static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
+    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+      && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+      && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
+  }
+
+  fileprivate init(_ status: stat) {
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
+    size = Int64(status.st_size)
+    modified = status.st_mtim
+    changed = status.st_ctim
+  }
+}
+
+enum FileIO {
+  /// Runs a system call that returns -1 and sets errno on failure, again while it is interrupted by a signal.
+  @discardableResult
+  private static func retrying<T: SignedInteger>(
+    _ operation: String, _ path: String, _ call: () -> T
+  ) throws(FileIOError) -> T {
+    var result = call()
+    while result == -1, errno == EINTR { result = call() }
+    if result == -1 { throw FileIOError(operation: operation, path: path, code: errno) }
+    return result
+  }
+
+  // MARK: - Reading
+
+  /// The file's bytes and the identity of what was read, or nil when there is no file.
+  static func read(_ path: String) throws(FileIOError) -> (bytes: [UInt8], identity: FileIdentity)? {
+    let descriptor: Int32
+    do throws(FileIOError) {
+      descriptor = try retrying("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+    } catch  where error.code == ENOENT || error.code == ENOTDIR {
+      return nil
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    try retrying("stat", path) { fstat(descriptor, &status) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(status.st_size))
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = try retrying("read", path) {
+        chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      }
+      if count == 0 { break }
+      bytes += chunk[..<count]
+    }
+    return (bytes, FileIdentity(status))
+  }
+
+  /// The identity of the file now, or nil when there is none.
+  static func identity(_ path: String) -> FileIdentity? {
+    var status = stat()
+    return stat(path, &status) == 0 ? FileIdentity(status) : nil
+  }
+
+  /// Whether `path` names a directory.
+  static func isDirectory(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+  }
+
+  // MARK: - Writing
+
+  /// Replaces the file at `path` with `bytes`, so that a crash at any moment leaves either the old or the new
+  /// content, never a mix or an empty file: write a new file beside it, fsync, rename it over the old one, fsync
+  /// the directory. A new file gets mode 0600; a replaced one keeps its mode. On failure the old file is untouched.
+  static func replace(_ path: String, with bytes: [UInt8]) throws(FileIOError) {
+    let directory = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    var existing = stat()
+    let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
+    let temporary = "\(directory)/.\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
+    // Failures name the settings file: the temporary file is a detail of how it is replaced.
+    let descriptor = try retrying("create a file beside", path) {
+      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    }
+    do throws(FileIOError) {
+      defer { close(descriptor) }
+      try retrying("chmod", path) { fchmod(descriptor, mode) }
+      var written = 0
+      while written < bytes.count {
+        written += try retrying("write", path) {
+          bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+      }
+      try retrying("fsync", path) { fsync(descriptor) }
+      try retrying("rename", path) { rename(temporary, path) }
+    } catch {
+      unlink(temporary)
+      throw error
+    }
+    try syncDirectory(directory)
+  }
+
+  /// Makes a rename in `directory` survive a power loss.
+  private static func syncDirectory(_ directory: String) throws(FileIOError) {
+    let descriptor = try retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    defer { close(descriptor) }
+    try retrying("fsync", directory) { fsync(descriptor) }
+  }
+
+  /// Gives the file at `path` a second name, `newPath`, without copying it (the old content stays reachable after
+  /// the file is replaced).
+  static func link(_ path: String, as newPath: String) throws(FileIOError) {
+    try retrying("link", newPath) { Glibc.link(path, newPath) }
+  }
+
+  /// Creates `path` and any missing parent, each with mode 0700 (XDG directories hold private data).
+  static func createDirectory(_ path: String) throws(FileIOError) {
+    guard !isDirectory(path) else { return }
+    let parent = (path as NSString).deletingLastPathComponent
+    if parent != path, !parent.isEmpty { try createDirectory(parent) }
+    do throws(FileIOError) {
+      try retrying("create directory", path) { mkdir(path, 0o700) }
+    } catch  where error.code == EEXIST {
+      // Created meanwhile by another thread or process.
+    }
+  }
+
+  // MARK: - Paths
+
+  /// The path writes should replace: `path` itself, or the file it links to (through every link in a chain), so
+  /// that a dotfile manager's symlink stays a symlink. A link to a file that does not exist yet resolves to where
+  /// that file would be.
+  ///
+  /// - Throws: ELOOP for a chain of more than 40 links (Linux's own limit), such as a loop.
+  static func resolvingLinks(_ path: String) throws(FileIOError) -> String {
+    var current = path
+    for _ in 0..<40 {
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = readlink(current, &buffer, buffer.count - 1)
+      guard length > 0 else { return current }
+      let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let directory = (current as NSString).deletingLastPathComponent
+      current = target.hasPrefix("/") ? target : (directory as NSString).appendingPathComponent(target)
+    }
+    throw FileIOError(operation: "resolve", path: path, code: ELOOP)
+  }
+
+  /// One name for the file at `path` however it is reached (symlinks, `..`): the real path of the file, or of its
+  /// directory when the file does not exist yet.
+  static func canonicalPath(_ path: String) -> String {
+    if let real = realPath(path) { return real }
+    let directory = (path as NSString).deletingLastPathComponent
+    guard let realDirectory = realPath(directory) else { return path }
+    return (realDirectory as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+  }
+
+  private static func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// The user's home directory: `$HOME`, or the password database's entry when HOME is unset or empty.
+  static func homeDirectory() -> String {
+    if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home }
+    // A user without an entry in the password database has no home at all; "/" is what login shells use then.
+    let directory = getpwuid(getuid())?.pointee.pw_dir.map { String(cString: $0) }
+    return directory ?? "/"
+  }
+
+  // MARK: - Locks
+
+  /// Runs `body` holding an exclusive `flock` on the lock file at `path`. The lock file is never deleted, so that
+  /// every writer locks the same inode; the kernel drops a lock when its holder dies, so there is never a stale
+  /// lock to clean up. (Locking the settings file itself would not do: each write renames a new inode over it.)
+  static func withExclusiveLock<T>(_ path: String, _ body: () throws(FileIOError) -> T) throws(FileIOError) -> T {
+    let descriptor = try retrying("open lock", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+    defer { close(descriptor) }
+    try retrying("lock", path) { flock(descriptor, LOCK_EX) }
+    return try body()
+  }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// A JSON value, as the settings file stores it.
+///
+/// Integers and floating-point numbers stay apart: `5` is ``int(_:)`` and `5.0` is ``double(_:)``, integers are
+/// exact across the whole `Int` range, and a `Double` is written with the fewest digits that read back to the same
+/// value. Object keys are unordered, as in JSON; they are written sorted.
+///
+/// ```swift
+/// let value = try JSONValue(parsing: #"{"retries": 3, "hosts": ["a", "b"]}"#)
+/// print(value)  // {"hosts":["a","b"],"retries":3}
+/// ```
+public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+  /// `null`.
+  case null
+  /// `true` or `false`.
+  case bool(Bool)
+  /// A number written without a fraction or exponent that fits in `Int`.
+  case int(Int)
+  /// Any other number. Always finite: JSON has no NaN or infinity.
+  case double(Double)
+  /// A string.
+  case string(String)
+  /// An array.
+  case array([JSONValue])
+  /// An object.
+  case object([String: JSONValue])
+
+  /// Parses JSON text, which must hold exactly one value.
+  ///
+  /// - Throws: ``SettingsError/invalidJSON(reason:)`` with the line, column and what was expected.
+  public init(parsing text: String) throws(SettingsError) {
+    self = try Self.parse(Array(text.utf8))
+  }
+
+  /// Parses UTF-8 JSON text, which must hold exactly one value.
+  ///
+  /// - Throws: ``SettingsError/invalidJSON(reason:)`` with the line, column and what was expected.
+  public init(parsing data: Data) throws(SettingsError) {
+    self = try Self.parse(Array(data))
+  }
+
+  private static func parse(_ bytes: [UInt8]) throws(SettingsError) -> JSONValue {
+    do {
+      return try JSONParser.value(from: bytes)
+    } catch {
+      throw .invalidJSON(reason: error.description)
+    }
+  }
+
+  /// The value as compact JSON text.
+  public var description: String {
+    var output: [UInt8] = []
+    write(to: &output, indentation: nil)
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// The value as JSON text, indented by two spaces a level.
+  public var prettyDescription: String {
+    var output: [UInt8] = []
+    write(to: &output, indentation: 0)
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Whether every number in the value is finite, so that it can be written as JSON.
+  var isFinite: Bool {
+    switch self {
+    case .double(let number): number.isFinite
+    case .array(let elements): elements.allSatisfy(\.isFinite)
+    case .object(let members): members.values.allSatisfy(\.isFinite)
+    case .null, .bool, .int, .string: true
+    }
+  }
+
+  /// A short name for the kind of value, for messages: "a string", "an object".
+  var kind: String {
+    switch self {
+    case .null: "null"
+    case .bool: "a boolean"
+    case .int, .double: "a number"
+    case .string: "a string"
+    case .array: "an array"
+    case .object: "an object"
+    }
+  }
+
+  // MARK: - Writing
+
+  /// Appends the value as UTF-8 JSON. With an indentation level, objects and arrays take one line per element,
+  /// indented two spaces deeper than `indentation`; without one, the text is compact.
+  func write(to output: inout [UInt8], indentation: Int?) {
+    switch self {
+    case .null: output.append(contentsOf: "null".utf8)
+    case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+    case .int(let number): output.append(contentsOf: String(number).utf8)
+    case .double(let number): output.append(contentsOf: number.description.utf8)
+    case .string(let text): Self.writeString(text, to: &output)
+    case .array(let elements):
+      Self.writeContainer(
+        elements.map { (key: String?.none, value: $0) }, open: "[", close: "]", to: &output, indentation: indentation)
+    case .object(let members):
+      Self.writeContainer(
+        members.sorted { $0.key < $1.key }.map { (key: String?.some($0.key), value: $0.value) },
+        open: "{", close: "}", to: &output, indentation: indentation)
+    }
+  }
+
+  private static func writeContainer(
+    _ elements: [(key: String?, value: JSONValue)], open: Character, close: Character, to output: inout [UInt8],
+    indentation: Int?
+  ) {
+    output.append(contentsOf: String(open).utf8)
+    for (index, element) in elements.enumerated() {
+      if index > 0 { output.append(UInt8(ascii: ",")) }
+      if let indentation { newline(indentation + 2, &output) }
+      if let key = element.key {
+        writeString(key, to: &output)
+        output.append(contentsOf: (indentation == nil ? ":" : ": ").utf8)
+      }
+      element.value.write(to: &output, indentation: indentation.map { $0 + 2 })
+    }
+    if let indentation, !elements.isEmpty { newline(indentation, &output) }
+    output.append(contentsOf: String(close).utf8)
+  }
+
+  private static func newline(_ indentation: Int, _ output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\n"))
+    output += repeatElement(UInt8(ascii: " "), count: indentation)
+  }
+
+  /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
+  static func writeString(_ text: String, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+      case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+      case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+      case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+      case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        output.append(contentsOf: #"\u00"#.utf8)
+        output += [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+      default: output.append(byte)
+      }
+    }
+    output.append(UInt8(ascii: "\""))
+  }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// One typed preference in a ``SettingsStore``, live across every instance in this process and every process that
+/// uses the same file.
+///
+/// ```swift
+/// let refresh = Setting("refreshInterval", default: 30)
+/// refresh.value = 60                          // written to the file before this returns
+///
+/// for await seconds in refresh.updates() {    // the current value, then every change, from any process
+///   print("refresh every \(seconds) s")
+/// }
+/// ```
+///
+/// Reading returns the stored value when there is one that decodes, else the default; the default is never written,
+/// so changing it in code later takes effect. Reads come from memory and never block on the disk. A `Setting` is
+/// `Observable` (`withObservationTracking` fires on changes made here and elsewhere) and usable from any thread or
+/// actor.
+public final class Setting<Value: SettingValue>: Observable, Sendable {
+  /// The key in the settings file.
+  public let key: String
+  /// The value while the file has none for ``key``.
+  public let defaultValue: Value
+  /// Where the value is kept.
+  public let store: SettingsStore
+
+  private struct State {
+    var value: Value
+    /// The version of the snapshot `value` came from; older changes arriving late are ignored.
+    var version: UInt64 = 0
+    var nextStream: UInt64 = 0
+    var streams: [UInt64: AsyncStream<Value>.Continuation] = [:]
+  }
+
+  private let state: Mutex<State>
+  private let registrar = ObservationRegistrar()
+  private let observer: UInt64
+
+  /// A setting for `key` in `store`.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the settings file.
+  ///   - defaultValue: The value while the file has none for `key`, or one that does not decode. Never written.
+  ///   - store: Where the value is kept: ``SettingsStore/standard`` unless given another.
+  public init(_ key: String, default defaultValue: Value, store: SettingsStore = .standard) {
+    self.key = key
+    self.defaultValue = defaultValue
+    self.store = store
+    state = Mutex(State(value: defaultValue))
+    observer = store.file.makeObserverID()
+    let (version, json) = store.file.observe(key, id: observer) { [weak self] version, json in
+      self?.apply(json, version: version)
+    }
+    apply(json, version: version)
+  }
+
+  deinit {
+    store.file.removeObserver(key, id: observer)
+    state.withLock { state in
+      for stream in state.streams.values { stream.finish() }
+    }
+  }
+
+  /// The stored value, or the default. Setting it writes the file before returning; a write that fails leaves
+  /// the value as it was and is reported through ``SettingsStore/errors()`` (use ``save(_:)`` to have it thrown).
+  public var value: Value {
+    get {
+      registrar.access(self, keyPath: \.value)
+      return state.withLock { $0.value }
+    }
+    set {
+      try? save(newValue)
+    }
+  }
+
+  /// Writes `newValue` to the file, once, and makes it the value of every `Setting` on this key in this process
+  /// before returning.
+  ///
+  /// - Throws: ``SettingsError/unencodableValue(key:reason:)`` or ``SettingsError/writeFailed(_:reason:)``. The value
+  ///   and the file stay as they were.
+  public func save(_ newValue: Value) throws(SettingsError) {
+    let json: JSONValue
+    do {
+      json = try newValue.jsonValue()
+    } catch {
+      let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
+      store.file.report(failure)
+      throw failure
+    }
+    try store.set(json, forKey: key)
+  }
+
+  /// Removes the key from the file, so that every `Setting` on it reads its default. A failure is reported through
+  /// ``SettingsStore/errors()``; use ``remove()`` to have it thrown.
+  public func reset() {
+    try? remove()
+  }
+
+  /// ``reset()``, throwing when the file cannot be written.
+  ///
+  /// - Throws: ``SettingsError/writeFailed(_:reason:)``; the value and the file stay as they were.
+  public func remove() throws(SettingsError) {
+    try store.removeValue(forKey: key)
+  }
+
+  /// The value, then each new value as it changes here or in another process. When values change faster than
+  /// they are read, only the newest waits (earlier ones are skipped). The stream ends when the `Setting` is freed.
+  ///
+  /// - Parameter initial: Whether the stream starts with the current value.
+  public func updates(initial: Bool = true) -> AsyncStream<Value> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
+    let id = state.withLock { state in
+      state.nextStream += 1
+      if initial { continuation.yield(state.value) }
+      state.streams[state.nextStream] = continuation
+      return state.nextStream
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  /// Takes the key's value from snapshot `version`: decoded when present, the default when absent. An undecodable
+  /// value is reported and leaves the current value as it is.
+  private func apply(_ json: JSONValue?, version: UInt64) {
+    var decoded = defaultValue
+    if let json {
+      do {
+        decoded = try Value(jsonValue: json)
+      } catch {
+        state.withLock { $0.version = max($0.version, version) }
+        store.file.report(.undecodableValue(key: key, expected: "\(Value.self)", reason: "\(error)"))
+        return
+      }
+    }
+    let changed = state.withLock { state in
+      guard version > state.version else { return false }
+      state.version = version
+      let changed = state.value != decoded
+      // Taken even when equal, so that the value is exactly what is stored (-0.0 is equal to 0.0, but not the same).
+      state.value = decoded
+      guard changed else { return false }
+      for stream in state.streams.values { stream.yield(decoded) }
+      return true
+    }
+    if changed { registrar.withMutation(of: self, keyPath: \.value) {} }
+  }
+}

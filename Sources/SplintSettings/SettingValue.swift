@@ -1,0 +1,280 @@
+import Foundation
+
+/// A type a ``Setting`` can hold: how its values map to and from the JSON in the settings file.
+///
+/// These conform already: `Bool`, `Int`, `Int64`, `Double`, `Float`, `String`, `Data` (as base64), `Date` (ISO 8601
+/// with milliseconds, in UTC), `URL` (as a string), ``JSONValue``, and `Optional`, `Array` and `[String: Value]` of
+/// conforming types. Your own types conform by declaring it:
+///
+/// ```swift
+/// enum Theme: String, SettingValue { case light, dark }      // stored as its raw value: "dark"
+///
+/// struct Window: Codable, Equatable, SettingValue {          // stored as plain nested JSON:
+///   var width: Int                                           // {"height": 600, "width": 800}
+///   var height: Int
+/// }
+/// ```
+///
+/// A `RawRepresentable` type whose raw value conforms is stored as its raw value; any other `Codable` type as the
+/// JSON its `Codable` conformance writes (dates in ISO 8601, data in base64).
+public protocol SettingValue: Sendable, Equatable {
+  /// Reads a value from the JSON the settings file holds.
+  ///
+  /// - Throws: When `jsonValue` is not a value of this type. The setting then keeps its current value, the stored
+  ///   value stays in the file, and the store reports ``SettingsError/undecodableValue(key:expected:reason:)``.
+  init(jsonValue: JSONValue) throws
+
+  /// The JSON the value is stored as.
+  ///
+  /// - Throws: When the value cannot be stored as JSON, such as a `Double` that is NaN or infinite.
+  func jsonValue() throws -> JSONValue
+}
+
+/// A stored value of the wrong kind, or a value JSON cannot hold.
+struct SettingValueError: Error, CustomStringConvertible {
+  let description: String
+
+  static func mismatch(_ expected: String, _ found: JSONValue) -> SettingValueError {
+    let text = found.description
+    return SettingValueError(
+      description: "expected \(expected), found \(found.kind) \(text.count > 60 ? text.prefix(60) + "…" : text)")
+  }
+
+  static func notFinite(_ value: some FloatingPoint) -> SettingValueError {
+    SettingValueError(description: "\(value) is not a finite number, and JSON has no NaN or infinity")
+  }
+}
+
+extension JSONValue: SettingValue {
+  /// The JSON itself.
+  public init(jsonValue: JSONValue) { self = jsonValue }
+
+  /// The JSON itself.
+  public func jsonValue() -> JSONValue { self }
+}
+
+extension Bool: SettingValue {
+  /// `true` or `false`.
+  public init(jsonValue: JSONValue) throws {
+    guard case .bool(let value) = jsonValue else { throw SettingValueError.mismatch("true or false", jsonValue) }
+    self = value
+  }
+
+  /// `true` or `false`.
+  public func jsonValue() -> JSONValue { .bool(self) }
+}
+
+extension Int: SettingValue {
+  /// A JSON integer; a number with a fraction is accepted when it is a whole number in range.
+  public init(jsonValue: JSONValue) throws { self = try wholeNumber(from: jsonValue) }
+
+  /// A JSON integer, written without a fraction.
+  public func jsonValue() -> JSONValue { .int(self) }
+}
+
+extension Int64: SettingValue {
+  /// A JSON integer; a number with a fraction is accepted when it is a whole number in range.
+  public init(jsonValue: JSONValue) throws { self = try wholeNumber(from: jsonValue) }
+
+  /// A JSON integer, written without a fraction.
+  public func jsonValue() -> JSONValue { .int(Int(self)) }
+}
+
+private func wholeNumber<Integer: FixedWidthInteger>(from json: JSONValue) throws -> Integer {
+  switch json {
+  case .int(let number) where Integer(exactly: number) != nil: return Integer(number)
+  case .double(let number) where Integer(exactly: number) != nil: return Integer(number)
+  default: throw SettingValueError.mismatch("a whole number from \(Integer.min) to \(Integer.max)", json)
+  }
+}
+
+extension Double: SettingValue {
+  /// Any JSON number.
+  public init(jsonValue: JSONValue) throws {
+    switch jsonValue {
+    case .double(let number): self = number
+    case .int(let number): self = Double(number)
+    default: throw SettingValueError.mismatch("a number", jsonValue)
+    }
+  }
+
+  /// The number with the fewest digits that read back as exactly this `Double`.
+  ///
+  /// - Throws: For NaN and infinities, which JSON cannot hold.
+  public func jsonValue() throws -> JSONValue {
+    guard isFinite else { throw SettingValueError.notFinite(self) }
+    return .double(self)
+  }
+}
+
+extension Float: SettingValue {
+  /// Any JSON number within `Float`'s range, rounded to the nearest `Float`.
+  public init(jsonValue: JSONValue) throws {
+    let number = try Double(jsonValue: jsonValue)
+    guard Float(number).isFinite else { throw SettingValueError.mismatch("a number within Float's range", jsonValue) }
+    self = Float(number)
+  }
+
+  /// The number with the fewest digits that read back as exactly this `Float` (`0.1`, not `0.10000000149…`).
+  ///
+  /// - Throws: For NaN and infinities, which JSON cannot hold.
+  public func jsonValue() throws -> JSONValue {
+    guard isFinite else { throw SettingValueError.notFinite(self) }
+    // The shortest digits, as long as they come back as this very Float through a Double; else every digit.
+    let shortest = Double(description) ?? Double(self)
+    return .double(Float(shortest) == self ? shortest : Double(self))
+  }
+}
+
+extension String: SettingValue {
+  /// A JSON string.
+  public init(jsonValue: JSONValue) throws {
+    guard case .string(let value) = jsonValue else { throw SettingValueError.mismatch("a string", jsonValue) }
+    self = value
+  }
+
+  /// A JSON string.
+  public func jsonValue() -> JSONValue { .string(self) }
+}
+
+extension Data: SettingValue {
+  /// A string of base64.
+  public init(jsonValue: JSONValue) throws {
+    guard case .string(let text) = jsonValue, let data = Data(base64Encoded: text) else {
+      throw SettingValueError.mismatch("a string of base64", jsonValue)
+    }
+    self = data
+  }
+
+  /// A string of base64.
+  public func jsonValue() -> JSONValue { .string(base64EncodedString()) }
+}
+
+extension Date: SettingValue {
+  /// An ISO 8601 date and time, with or without fractional seconds: `2026-11-22T10:15:00.250Z`.
+  public init(jsonValue: JSONValue) throws {
+    guard case .string(let text) = jsonValue, let date = Self.parseISO8601(text) else {
+      throw SettingValueError.mismatch("an ISO 8601 date such as 2026-11-22T10:15:00.250Z", jsonValue)
+    }
+    self = date
+  }
+
+  /// An ISO 8601 date and time in UTC, to the millisecond: `2026-11-22T10:15:00.250Z`.
+  public func jsonValue() -> JSONValue { .string(formatted(Self.iso8601WithMilliseconds)) }
+
+  static let iso8601WithMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+  static func parseISO8601(_ text: String) -> Date? {
+    (try? iso8601WithMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+  }
+}
+
+extension URL: SettingValue {
+  /// A string holding a URL.
+  public init(jsonValue: JSONValue) throws {
+    guard case .string(let text) = jsonValue, let url = URL(string: text) else {
+      throw SettingValueError.mismatch("a URL", jsonValue)
+    }
+    self = url
+  }
+
+  /// The URL's absolute string.
+  public func jsonValue() -> JSONValue { .string(absoluteString) }
+}
+
+extension Optional: SettingValue where Wrapped: SettingValue {
+  /// `null` for nil, otherwise the wrapped value.
+  public init(jsonValue: JSONValue) throws {
+    self = jsonValue == .null ? nil : try Wrapped(jsonValue: jsonValue)
+  }
+
+  /// `null` for nil, otherwise the wrapped value. (Assigning nil stores `null`; ``Setting/reset()`` removes the
+  /// key, so that the default applies again.)
+  public func jsonValue() throws -> JSONValue {
+    try self?.jsonValue() ?? .null
+  }
+}
+
+extension Array: SettingValue where Element: SettingValue {
+  /// A JSON array whose every element decodes.
+  public init(jsonValue: JSONValue) throws {
+    guard case .array(let elements) = jsonValue else { throw SettingValueError.mismatch("an array", jsonValue) }
+    self = try elements.map(Element.init(jsonValue:))
+  }
+
+  /// A JSON array.
+  public func jsonValue() throws -> JSONValue {
+    .array(try map { try $0.jsonValue() })
+  }
+}
+
+extension Dictionary: SettingValue where Key == String, Value: SettingValue {
+  /// A JSON object whose every member decodes.
+  public init(jsonValue: JSONValue) throws {
+    guard case .object(let members) = jsonValue else { throw SettingValueError.mismatch("an object", jsonValue) }
+    self = try members.mapValues(Value.init(jsonValue:))
+  }
+
+  /// A JSON object.
+  public func jsonValue() throws -> JSONValue {
+    .object(try mapValues { try $0.jsonValue() })
+  }
+}
+
+extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
+  /// The raw value, which must name a case.
+  public init(jsonValue: JSONValue) throws {
+    try self.init(rawJSON: jsonValue)
+  }
+
+  /// The raw value.
+  public func jsonValue() throws -> JSONValue {
+    try rawValue.jsonValue()
+  }
+}
+
+extension SettingValue where Self: Codable {
+  /// The JSON the `Codable` conformance reads.
+  public init(jsonValue: JSONValue) throws {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      guard let date = Date.parseISO8601(try container.decode(String.self)) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 date")
+      }
+      return date
+    }
+    self = try decoder.decode(Self.self, from: Data(jsonValue.description.utf8))
+  }
+
+  /// The JSON the `Codable` conformance writes, as plain nested JSON; dates in ISO 8601, data in base64.
+  public func jsonValue() throws -> JSONValue {
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(date.formatted(Date.iso8601WithMilliseconds))
+    }
+    return try JSONValue(parsing: encoder.encode(self))
+  }
+}
+
+extension SettingValue where Self: RawRepresentable & Codable, RawValue: SettingValue {
+  /// The raw value, which must name a case. (Preferred over `Codable` for types that are both.)
+  public init(jsonValue: JSONValue) throws {
+    try self.init(rawJSON: jsonValue)
+  }
+
+  /// The raw value.
+  public func jsonValue() throws -> JSONValue {
+    try rawValue.jsonValue()
+  }
+}
+
+extension RawRepresentable where RawValue: SettingValue {
+  fileprivate init(rawJSON: JSONValue) throws {
+    guard let value = Self(rawValue: try RawValue(jsonValue: rawJSON)) else {
+      throw SettingValueError.mismatch("a raw value of \(Self.self)", rawJSON)
+    }
+    self = value
+  }
+}

@@ -1,0 +1,70 @@
+/// The content of a settings file: a JSON object whose members keep their order and, until changed, their exact
+/// text, so that writing the file back changes only the keys that were set.
+struct SettingsDocument: Sendable, Equatable {
+  private struct Member: Sendable, Equatable {
+    let key: String
+    var value: JSONValue
+    /// The member's value exactly as the file held it; nil once the value is set here.
+    var text: String?
+  }
+
+  private var members: [Member] = []
+  private var positions: [String: Int] = [:]
+
+  /// An empty document.
+  init() {}
+
+  /// Parses a settings file's bytes.
+  init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
+    for (key, value, text) in try JSONParser.members(from: bytes) {
+      positions[key] = members.count
+      members.append(Member(key: key, value: value, text: text))
+    }
+  }
+
+  /// The keys in file order.
+  var keys: [String] { members.map(\.key) }
+
+  /// Every key's value.
+  var values: [String: JSONValue] {
+    Dictionary(uniqueKeysWithValues: members.map { ($0.key, $0.value) })
+  }
+
+  /// A key's value; setting nil removes the key. A new key goes last.
+  subscript(key: String) -> JSONValue? {
+    get { positions[key].map { members[$0].value } }
+    set {
+      switch (positions[key], newValue) {
+      case (let position?, let value?):
+        members[position] = Member(key: key, value: value, text: nil)
+      case (nil, let value?):
+        positions[key] = members.count
+        members.append(Member(key: key, value: value, text: nil))
+      case (let position?, nil):
+        members.remove(at: position)
+        positions[key] = nil
+        for index in position..<members.count { positions[members[index].key] = index }
+      case (nil, nil):
+        break
+      }
+    }
+  }
+
+  /// The file's text: one member a line, unchanged values as they were, new ones indented two spaces a level.
+  func rendered() -> [UInt8] {
+    guard !members.isEmpty else { return Array("{}\n".utf8) }
+    var output: [UInt8] = [UInt8(ascii: "{")]
+    for (index, member) in members.enumerated() {
+      output.append(contentsOf: (index == 0 ? "\n  " : ",\n  ").utf8)
+      JSONValue.writeString(member.key, to: &output)
+      output.append(contentsOf: ": ".utf8)
+      if let text = member.text {
+        output.append(contentsOf: text.utf8)
+      } else {
+        member.value.write(to: &output, indentation: 2)
+      }
+    }
+    output.append(contentsOf: "\n}\n".utf8)
+    return output
+  }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import Synchronization
+
+/// One settings file as this process sees it, shared by every `SettingsStore` and `Setting` on that file.
+///
+/// It keeps the file's last good content in memory, writes under an exclusive `flock` (re-reading the file under
+/// the lock and changing only the keys asked for), reloads when the watcher says the file may have changed, and
+/// tells observers of each key about every change, in order. Readers never touch the disk.
+final class SettingsFile: WatchedFile {
+  /// What a change calls: the snapshot's version (later changes have higher versions) and the key's new value,
+  /// nil when the key is gone.
+  typealias Observer = @Sendable (_ version: UInt64, _ value: JSONValue?) -> Void
+
+  let url: URL
+  /// The path as given; it may be a symlink, which writes follow.
+  let path: String
+
+  /// File I/O state. Held for the whole of each write or reload, so that those happen one at a time in order.
+  private let io: Mutex<IOState>
+  /// What readers and observers see. Held only briefly, never during I/O.
+  private let shared: Mutex<Shared>
+
+  private struct IOState {
+    /// The identity of the file `document` was read from or written to; nil when there was no file.
+    var identity: FileIdentity?
+    /// The last good content.
+    var document = SettingsDocument()
+    /// The identity of a file that could not be used, once reported, so that it is reported once.
+    var reportedProblem: FileIdentity?
+    /// Whether a reload is waiting to parse again a file that failed to parse.
+    var retryPending = false
+    /// Files written by this process, for tests that count them.
+    var writes = 0
+  }
+
+  private struct Shared {
+    var values: [String: JSONValue] = [:]
+    var keys: [String] = []
+    var version: UInt64 = 1
+    var nextID: UInt64 = 0
+    var observers: [String: [UInt64: Observer]] = [:]
+    var changeStreams: [UInt64: AsyncStream<Set<String>>.Continuation] = [:]
+    var errorStreams: [UInt64: AsyncStream<SettingsError>.Continuation] = [:]
+    /// The file's current problem (corrupt, unreadable), which a new error stream hears first.
+    var problem: SettingsError?
+  }
+
+  /// What to tell observers after a change, once the locks are released.
+  private struct Notification: Sendable {
+    let version: UInt64
+    let calls: [(Observer, JSONValue?)]
+
+    func deliver() {
+      for (observer, value) in calls { observer(version, value) }
+    }
+  }
+
+  // MARK: - One instance per file
+
+  private struct WeakFile {
+    weak var file: SettingsFile?
+  }
+
+  private static let registry = Mutex<[String: WeakFile]>([:])
+
+  /// The instance for the file at `url`, made on first use. Paths that name the same file (through a symlink, a
+  /// `..`) share one instance.
+  static func shared(for url: URL) -> SettingsFile {
+    let path = url.standardizedFileURL.path
+    let key = FileIO.canonicalPath(path)
+    return registry.withLock { registry in
+      if let file = registry[key]?.file { return file }
+      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path))
+      registry[key] = WeakFile(file: file)
+      return file
+    }
+  }
+
+  private init(path: String, url: URL) {
+    self.path = path
+    self.url = url
+    io = Mutex(IOState())
+    shared = Mutex(Shared())
+    // Watched first, so that no change slips between loading and watching. The directory must exist to be
+    // watched; where it cannot be made now, the watcher polls until it exists.
+    let target = (try? FileIO.resolvingLinks(path)) ?? path
+    try? FileIO.createDirectory((target as NSString).deletingLastPathComponent)
+    SettingsWatcher.shared.watch(self, at: (target == path ? [path] : [path, target]).map(Self.location))
+    reload()
+  }
+
+  private static func location(of path: String) -> (directory: String, name: String) {
+    ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+  }
+
+  deinit {
+    SettingsWatcher.shared.unwatch(ObjectIdentifier(self))
+    let key = FileIO.canonicalPath(path)
+    Self.registry.withLock { registry in
+      if registry[key]?.file == nil { registry[key] = nil }
+    }
+  }
+
+  // MARK: - Reading
+
+  var values: [String: JSONValue] { shared.withLock { $0.values } }
+  var keys: [String] { shared.withLock { $0.keys } }
+  subscript(key: String) -> JSONValue? { shared.withLock { $0.values[key] } }
+
+  /// How many times this process has written the file.
+  var writeCount: Int { io.withLock { $0.writes } }
+
+  func contentMayHaveChanged() {
+    reload()
+  }
+
+  /// Loads the file if it changed since it was last read or written here, and tells observers what changed.
+  ///
+  /// A file that does not parse may be half-written by an editor that saves in place; it is parsed once more a
+  /// moment later before being reported corrupt. Until it parses, the last good content stays in use.
+  func reload(retrying: Bool = false) {
+    let notification = io.withLock { io -> Notification? in
+      if retrying { io.retryPending = false }
+      // Nothing to do when the file is the one in use, or the bad one already reported.
+      let current = FileIO.identity(path)
+      guard current != io.identity, current == nil || current != io.reportedProblem else { return nil }
+      let contents: (bytes: [UInt8], identity: FileIdentity)?
+      do throws(FileIOError) {
+        contents = try FileIO.read(path)
+      } catch {
+        reportProblem(.unreadableFile(url, reason: error.description), identity: current, in: &io)
+        return nil
+      }
+      guard let contents else { return adopt(SettingsDocument(), identity: nil, in: &io) }
+      do throws(JSONSyntaxError) {
+        let document = try SettingsDocument(parsing: contents.bytes)
+        // A blank file is what an editor saving in place leaves between truncating and writing: only one that
+        // stays blank means "no settings" (`{}` says so at once).
+        if Self.isBlank(contents.bytes), !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
+        return adopt(document, identity: contents.identity, in: &io)
+      } catch {
+        if !retrying { return retryLater(&io) }
+        reportProblem(.corruptFile(url, reason: error.description), identity: contents.identity, in: &io)
+        return nil
+      }
+    }
+    notification?.deliver()
+  }
+
+  /// Whether a file holds nothing but whitespace: what an editor saving in place leaves for a moment.
+  private static func isBlank(_ bytes: [UInt8]) -> Bool {
+    bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+  }
+
+  /// Reads the file again in a moment, once; the content in use stays meanwhile.
+  private func retryLater(_ io: inout IOState) -> Notification? {
+    if !io.retryPending {
+      io.retryPending = true
+      SettingsWatcher.shared.after(.milliseconds(100)) { [weak self] in self?.reload(retrying: true) }
+    }
+    return nil
+  }
+
+  // MARK: - Writing
+
+  /// Changes the file: under an exclusive lock, reads its current content, lets `change` edit it, and writes the
+  /// result atomically. Observers in this process hear of the change before this returns.
+  ///
+  /// A file that does not parse is kept beside the new one as `<name>.corrupt-<UTC time>`, and the edit applies
+  /// to the last good content instead. When `change` leaves the content as it was, nothing is written.
+  ///
+  /// - Parameter failed: Converts a failure to write into the caller's error type.
+  func write<T: Sendable, E: Error>(
+    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E
+  ) throws(E) -> T {
+    let outcome = io.withLock { io -> Result<(T, Notification?), E> in
+      do throws(FileIOError) {
+        let target = try FileIO.resolvingLinks(path)
+        try FileIO.createDirectory((target as NSString).deletingLastPathComponent)
+        return try FileIO.withExclusiveLock(target + ".lock") { () throws(FileIOError) in
+          let found = try FileIO.read(target)
+          var document = SettingsDocument()
+          var corrupt = false
+          if let found {
+            do throws(JSONSyntaxError) {
+              document = try SettingsDocument(parsing: found.bytes)
+              // A blank file may be an in-place save caught halfway: build on the last good content.
+              if Self.isBlank(found.bytes) { document = io.document }
+            } catch {
+              corrupt = true
+              document = io.document
+            }
+          }
+          let original = document
+          let result: T
+          do throws(E) {
+            result = try change(&document)
+          } catch {
+            return .failure(error)
+          }
+          guard document != original || corrupt else {
+            return .success((result, adopt(document, identity: found?.identity, in: &io)))
+          }
+          if corrupt { try FileIO.link(target, as: "\(target).corrupt-\(Self.timestamp())") }
+          try FileIO.replace(target, with: document.rendered())
+          io.writes += 1
+          return .success((result, adopt(document, identity: FileIO.identity(path), in: &io)))
+        }
+      } catch {
+        let failure = SettingsError.writeFailed(url, reason: error.description)
+        report(failure)
+        return .failure(failed(failure))
+      }
+    }
+    let (result, notification) = try outcome.get()
+    notification?.deliver()
+    return result
+  }
+
+  /// Makes `document` the content in use, and returns what to tell observers.
+  private func adopt(_ document: SettingsDocument, identity: FileIdentity?, in io: inout IOState) -> Notification? {
+    io.document = document
+    io.identity = identity
+    io.reportedProblem = nil
+    return shared.withLock { shared -> Notification? in
+      shared.problem = nil
+      let values = document.values
+      let changed = Set(shared.values.keys).union(values.keys).filter { shared.values[$0] != values[$0] }
+      shared.keys = document.keys
+      guard !changed.isEmpty else { return nil }
+      shared.values = values
+      shared.version += 1
+      for stream in shared.changeStreams.values { stream.yield(changed) }
+      let calls = changed.flatMap { key in (shared.observers[key] ?? [:]).values.map { ($0, values[key]) } }
+      return Notification(version: shared.version, calls: calls)
+    }
+  }
+
+  /// A problem with the file itself, which new error streams hear first until the file is fine again.
+  private func reportProblem(_ error: SettingsError, identity: FileIdentity?, in io: inout IOState) {
+    io.reportedProblem = identity
+    shared.withLock { $0.problem = error }
+    report(error)
+  }
+
+  /// Sends `error` to every error stream.
+  func report(_ error: SettingsError) {
+    shared.withLock { shared in
+      for stream in shared.errorStreams.values { stream.yield(error) }
+    }
+  }
+
+  /// Now in UTC, to the millisecond, without colons (which some tools take for a host name in a path):
+  /// `2026-11-22T101500.123Z`.
+  private static func timestamp() -> String {
+    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()).replacingOccurrences(of: ":", with: "")
+  }
+
+  // MARK: - Observing
+
+  /// A new identifier for ``observe(_:id:_:)``.
+  func makeObserverID() -> UInt64 {
+    shared.withLock { shared in
+      shared.nextID += 1
+      return shared.nextID
+    }
+  }
+
+  /// Calls `observer` on every change of `key`, and returns the key's value and version now.
+  func observe(_ key: String, id: UInt64, _ observer: @escaping Observer) -> (version: UInt64, value: JSONValue?) {
+    shared.withLock { shared in
+      shared.observers[key, default: [:]][id] = observer
+      return (shared.version, shared.values[key])
+    }
+  }
+
+  func removeObserver(_ key: String, id: UInt64) {
+    shared.withLock { shared in
+      shared.observers[key]?[id] = nil
+      if shared.observers[key]?.isEmpty == true { shared.observers[key] = nil }
+    }
+  }
+
+  /// A stream of the sets of keys that changed, one element per change.
+  func changes() -> AsyncStream<Set<String>> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Set<String>.self)
+    let id = makeObserverID()
+    shared.withLock { $0.changeStreams[id] = continuation }
+    continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.changeStreams[id] = nil } }
+    return stream
+  }
+
+  /// A stream of errors, starting with the file's current problem if it has one.
+  func errors() -> AsyncStream<SettingsError> {
+    let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
+    let id = makeObserverID()
+    shared.withLock { shared in
+      if let problem = shared.problem { continuation.yield(problem) }
+      shared.errorStreams[id] = continuation
+    }
+    continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.errorStreams[id] = nil } }
+    return stream
+  }
+}

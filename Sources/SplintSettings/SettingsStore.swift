@@ -1,0 +1,135 @@
+import Foundation
+
+/// A JSON settings file, shared with every other `SettingsStore` and ``Setting`` on it in this process, and with
+/// every process that opens the same file.
+///
+/// ```swift
+/// let store = SettingsStore(suite: "com.example.sync")   // ~/.config/com.example.sync/settings.json
+/// let interval = Setting("interval", default: 30, store: store)
+///
+/// // A change made by a command-line tool reaches a daemon's Settings within milliseconds:
+/// try store.update { settings in settings[interval] += 10 }
+/// ```
+///
+/// Writes take an exclusive `flock` on `settings.json.lock`, re-read the file under the lock, change only their
+/// keys, and replace the file atomically and durably, so that concurrent writers in several processes lose
+/// nothing and a crash never leaves a torn file. Keys this process does not use stay exactly as they were. The
+/// file is watched with inotify (one instance per process), or polled where inotify is unavailable. Files are
+/// created with mode 0600 in directories with mode 0700.
+public final class SettingsStore: Sendable {
+  let file: SettingsFile
+
+  /// The store for this program: the suite named after the executable.
+  public static let standard = SettingsStore(suite: ProcessInfo.processInfo.processName)
+
+  /// The store for a suite: `$XDG_CONFIG_HOME/<suite>/settings.json`, or `~/.config/<suite>/settings.json` when
+  /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says). A command-line tool and a
+  /// daemon of the same user share settings by naming the same suite.
+  ///
+  /// - Parameter suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`.
+  public convenience init(suite: String) {
+    precondition(
+      !suite.isEmpty && !suite.contains("/") && suite != "." && suite != ".." && !suite.contains("\0"),
+      "SettingsStore(suite:) needs a directory name, not \"\(suite)\"")
+    self.init(
+      fileURL: Self.configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json"))
+  }
+
+  /// The store for the settings file at `fileURL`, for system daemons (whose home is elsewhere) and tests. The file
+  /// need not exist; a symlink is followed for writes and stays a symlink.
+  public init(fileURL: URL) {
+    file = SettingsFile.shared(for: fileURL)
+  }
+
+  /// The settings file.
+  public var fileURL: URL { file.url }
+
+  /// The keys the file holds, in file order.
+  public var keys: [String] { file.keys }
+
+  /// Every key's value.
+  public var values: [String: JSONValue] { file.values }
+
+  /// The value stored for `key`, or nil.
+  public func value(forKey key: String) -> JSONValue? {
+    file[key]
+  }
+
+  /// Stores `value` for `key`, with one write.
+  ///
+  /// - Throws: ``SettingsError/unencodableValue(key:reason:)`` for a value with NaN or infinity, and
+  ///   ``SettingsError/writeFailed(_:reason:)``. Nothing is changed then.
+  public func set(_ value: JSONValue, forKey key: String) throws(SettingsError) {
+    try edit { $0[key] = value }
+  }
+
+  /// Removes `key`, so that settings on it read their defaults.
+  ///
+  /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
+  public func removeValue(forKey key: String) throws(SettingsError) {
+    try edit { $0[key] = nil }
+  }
+
+  /// Changes several keys at once: `body` sees the file's current content under the file's lock, and what it
+  /// changes is written with one write and announced as one change. Use it for read-modify-write across
+  /// processes, such as counters, which plain assignments would race on.
+  ///
+  /// ```swift
+  /// try store.update { settings in
+  ///   settings[launches] += 1
+  ///   settings["lastLaunch"] = .string("2026-11-22")
+  /// }
+  /// ```
+  ///
+  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``, or
+  ///   ``SettingsError/writeFailed(_:reason:)``.
+  /// - Returns: What `body` returns.
+  public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
+    try file.write(
+      { (document: inout SettingsDocument) throws -> T in
+        var settings = SettingsTransaction(document: document)
+        let result = try body(&settings)
+        try commit(settings, to: &document)
+        return result
+      }, failed: { $0 })
+  }
+
+  /// ``update(_:)`` for the store's own single-key changes, which throw only `SettingsError`.
+  private func edit(_ body: (inout SettingsTransaction) -> Void) throws(SettingsError) {
+    try file.write(
+      { (document: inout SettingsDocument) throws(SettingsError) in
+        var settings = SettingsTransaction(document: document)
+        body(&settings)
+        try commit(settings, to: &document)
+      }, failed: { $0 })
+  }
+
+  /// Keeps a transaction's changes, unless it holds a value that cannot be stored.
+  private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
+    if let unencodable = settings.unencodable {
+      file.report(unencodable)
+      throw unencodable
+    }
+    document = settings.document
+  }
+
+  /// The keys that change, one element per change (a batch update is one), whether the change was made here or in
+  /// another process.
+  public func changes() -> AsyncStream<Set<String>> {
+    file.changes()
+  }
+
+  /// Every error: files that are not JSON or cannot be read, stored values that do not decode, values that cannot be
+  /// stored, writes that fail. A new stream starts with the file's current problem, if it has one.
+  public func errors() -> AsyncStream<SettingsError> {
+    file.errors()
+  }
+
+  /// `$XDG_CONFIG_HOME`, or `~/.config` when it is unset or relative.
+  static func configurationDirectory() -> URL {
+    if let configured = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], configured.hasPrefix("/") {
+      return URL(fileURLWithPath: configured, isDirectory: true)
+    }
+    return URL(fileURLWithPath: FileIO.homeDirectory(), isDirectory: true).appendingPathComponent(".config")
+  }
+}

@@ -1,0 +1,195 @@
+// Every inotify call lives in this file. One inotify instance serves the whole process, however many stores and
+// settings exist; it watches directories, not files, because an atomic save renames a new file over the old one
+// and a watch on the old file would fire once and be gone.
+
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A file whose content may have changed: the watcher calls this on its own serial queue.
+protocol WatchedFile: AnyObject, Sendable {
+  func contentMayHaveChanged()
+}
+
+/// Tells files when something in their directory changed, through inotify, or by polling `stat` where inotify
+/// cannot serve: when it is unavailable (the per-user limit of instances is used up), out of watches, or while a
+/// watched directory does not exist. Event bursts and queue overflows become one "may have changed" per file;
+/// the file itself checks whether its content really changed.
+final class SettingsWatcher: Sendable {
+  static let shared = SettingsWatcher()
+
+  /// How often polled files are checked.
+  static let pollInterval: DispatchTimeInterval = .milliseconds(100)
+
+  /// What a directory watch reports: files moved or renamed in (atomic saves), closed after writing (in-place
+  /// saves), created, deleted, moved away; and the directory itself being deleted or moved.
+  private static let mask: UInt32 = UInt32(
+    IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+  private struct Registration {
+    weak var file: (any WatchedFile)?
+    /// The directories and names this file is known by: its own, and its symlink target's.
+    let locations: [(directory: String, name: String)]
+    /// For each watch descriptor covering a location, the file names that matter in its directory.
+    var watches: [Int32: Set<String>] = [:]
+    /// Whether every location is watched; if not, the file is also polled, and watching is tried again.
+    var complete = false
+  }
+
+  private struct State {
+    /// The inotify instance, or -1 where there is none.
+    var descriptor: Int32 = -1
+    var source: (any DispatchSourceRead)?
+    var registrations: [ObjectIdentifier: Registration] = [:]
+    /// Which registrations each watch descriptor serves.
+    var watchers: [Int32: Set<ObjectIdentifier>] = [:]
+    var pollTimer: (any DispatchSourceTimer)?
+  }
+
+  let queue = DispatchQueue(label: "splint.settings.watcher")
+  private let state = Mutex(State())
+
+  private init() {
+    state.withLock { state in
+      let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+      guard descriptor >= 0 else { return }  // no inotify: every file is polled
+      let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+      source.setEventHandler { [weak self] in self?.readEvents() }
+      source.resume()
+      state.descriptor = descriptor
+      state.source = source
+    }
+  }
+
+  /// Whether this process has an inotify instance (false when the per-user limit was reached before it started).
+  var usesInotify: Bool { state.withLock { $0.descriptor >= 0 } }
+
+  /// Starts telling `file` about changes to any of `locations` (directory, file name).
+  func watch(_ file: some WatchedFile, at locations: [(directory: String, name: String)]) {
+    let id = ObjectIdentifier(file)
+    state.withLock { state in
+      state.registrations[id] = Registration(file: file, locations: locations)
+      arm(id, in: &state)
+    }
+  }
+
+  /// Stops telling the file with `id` about anything, and drops watches nobody needs any more.
+  func unwatch(_ id: ObjectIdentifier) {
+    state.withLock { state in
+      disarm(id, in: &state)
+      state.registrations[id] = nil
+      updatePolling(&state)
+    }
+  }
+
+  /// Runs `work` on the watcher's queue after `delay`.
+  func after(_ delay: DispatchTimeInterval, _ work: @escaping @Sendable () -> Void) {
+    queue.asyncAfter(deadline: .now() + delay, execute: work)
+  }
+
+  // MARK: - Watches
+
+  /// Adds a watch on each of the registration's directories (a directory watched already keeps its descriptor).
+  /// Where that fails (no inotify, no directory, no watches left) the registration stays incomplete and polled,
+  /// and a later poll tick tries again.
+  private func arm(_ id: ObjectIdentifier, in state: inout State) {
+    var complete = true
+    for location in state.registrations[id]?.locations ?? [] {
+      let watch = state.descriptor < 0 ? -1 : inotify_add_watch(state.descriptor, location.directory, Self.mask)
+      guard watch >= 0 else {
+        complete = false
+        continue
+      }
+      state.watchers[watch, default: []].insert(id)
+      state.registrations[id]?.watches[watch, default: []].insert(location.name)
+    }
+    state.registrations[id]?.complete = complete
+    updatePolling(&state)
+  }
+
+  /// Drops the registration's watches (and each watch nobody else needs), leaving it to be polled.
+  private func disarm(_ id: ObjectIdentifier, in state: inout State) {
+    for watch in state.registrations[id]?.watches.keys ?? [:].keys {
+      state.watchers[watch]?.remove(id)
+      if state.watchers[watch]?.isEmpty == true {
+        state.watchers[watch] = nil
+        inotify_rm_watch(state.descriptor, watch)
+      }
+    }
+    state.registrations[id]?.watches = [:]
+    state.registrations[id]?.complete = false
+  }
+
+  /// Runs the poll timer exactly while some registration is not completely watched.
+  private func updatePolling(_ state: inout State) {
+    let needed = state.registrations.values.contains { !$0.complete }
+    if needed, state.pollTimer == nil {
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
+      timer.setEventHandler { [weak self] in self?.poll() }
+      timer.resume()
+      state.pollTimer = timer
+    } else if !needed, let timer = state.pollTimer {
+      timer.cancel()
+      state.pollTimer = nil
+    }
+  }
+
+  /// One poll tick: try to watch each polled file again (its directory may be back), and tell every one of them
+  /// to check its file. A file that became watched is checked once more: it may have changed before the watch.
+  private func poll() {
+    let files = state.withLock { state -> [any WatchedFile] in
+      let polled = state.registrations.filter { !$0.value.complete }
+      for id in polled.keys { arm(id, in: &state) }
+      return polled.values.compactMap(\.file)
+    }
+    for file in files { file.contentMayHaveChanged() }
+  }
+
+  // MARK: - Events
+
+  private func readEvents() {
+    let files = state.withLock { state -> [any WatchedFile] in
+      var affected = Set<ObjectIdentifier>()
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+      defer { buffer.deallocate() }
+      while true {
+        let count = read(state.descriptor, buffer.baseAddress, buffer.count)
+        guard count > 0 else { break }  // EAGAIN: drained
+        var offset = 0
+        while offset < count {
+          let event = buffer.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+          let nameStart = offset + MemoryLayout<inotify_event>.size
+          let nameBytes = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameStart + Int(event.len)])
+          let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+          affected.formUnion(handle(event, name: name, in: &state))
+          offset = nameStart + Int(event.len)
+        }
+      }
+      return affected.compactMap { state.registrations[$0]?.file }
+    }
+    for file in files { file.contentMayHaveChanged() }
+  }
+
+  /// The registrations one event concerns. An overflow concerns all; a vanished directory concerns all its files,
+  /// which are polled until it is back.
+  private func handle(_ event: inotify_event, name: String, in state: inout State) -> Set<ObjectIdentifier> {
+    if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+      // Lost events may include a directory's removal: watch every location afresh (a directory removed is then
+      // polled, one created again is watched anew) and have every file check itself.
+      for id in state.registrations.keys {
+        disarm(id, in: &state)
+        arm(id, in: &state)
+      }
+      return Set(state.registrations.keys)
+    }
+    guard let ids = state.watchers[event.wd] else { return [] }  // a watch already dropped
+    let gone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
+    if event.mask & gone != 0 {
+      for id in ids { disarm(id, in: &state) }
+      updatePolling(&state)
+      return ids
+    }
+    return ids.filter { state.registrations[$0]?.watches[event.wd]?.contains(name) == true }
+  }
+}
