@@ -23,9 +23,19 @@ let package = Package(
       dependencies: ["SplintSecrets"],
       path: "Tests/SecretsProbe"
     ),
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .executableTarget(
+      name: "SettingsProbe",
+      dependencies: ["SplintSettings"],
+      path: "Tests/SettingsProbe"
+    ),
     .testTarget(
       name: "SplintSecretsTests",
-      dependencies: ["SplintSecrets", "CLibSecret", "SecretsProbe"]
+      dependencies: ["SplintSecrets", "CLibSecret", "SecretsProbe", "TestSupport"]
+    ),
+    .testTarget(
+      name: "SplintSettingsTests",
+      dependencies: ["SplintSettings", "SettingsProbe", "TestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `secret-tool` from libsecret-tools, as a user would run it. Secrets go through standard input, never argv.
 enum SecretTool {

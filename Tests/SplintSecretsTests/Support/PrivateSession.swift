@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A throw-away D-Bus session with its own HOME and XDG directories, in which `SecretsProbe` runs a list of steps.
 ///
@@ -78,7 +79,7 @@ struct PrivateSession {
       environment[name] = url.path
     }
     // The probe's own environment: the session's, plus the display under test.
-    let probe = ["env"] + (display.map { ["DISPLAY=\($0)"] } ?? []) + [Programs.probe] + steps
+    let probe = ["env"] + (display.map { ["DISPLAY=\($0)"] } ?? []) + [Programs.helper("SecretsProbe")] + steps
     switch setup {
     case .unlockedKeyring:
       let start = "echo -n \(password) | gnome-keyring-daemon --unlock --components=secrets >/dev/null"

@@ -1,0 +1,72 @@
+// A test helper: another process using a settings file, as a command-line tool or a daemon would.
+//
+//   SettingsProbe set FILE KEY JSON              store JSON under KEY
+//   SettingsProbe increment FILE KEY COUNT       COUNT read-modify-write increments, each a batch update
+//   SettingsProbe write-keys FILE PREFIX COUNT   store PREFIX-0 … PREFIX-(COUNT-1), one write each
+//   SettingsProbe write-loop FILE KEY            increment KEY forever (until killed)
+//   SettingsProbe watch FILE KEY UNTIL READY     print KEY's JSON on every change, until it equals UNTIL;
+//                                                creates the file READY once watching
+//   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
+//
+// Every failure is printed as `error <description>` with exit status 1.
+
+import Foundation
+import SplintSettings
+
+@main
+struct SettingsProbe {
+  static func main() async {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    do {
+      try await run(arguments)
+    } catch {
+      print("error \(error)")
+      exit(1)
+    }
+  }
+
+  static func store(_ path: String) -> SettingsStore {
+    SettingsStore(fileURL: URL(fileURLWithPath: path))
+  }
+
+  static func run(_ arguments: [String]) async throws {
+    switch (arguments.first, arguments.count) {
+    case ("set", 4):
+      try store(arguments[1]).set(JSONValue(parsing: arguments[3]), forKey: arguments[2])
+    case ("increment", 4):
+      let settings = store(arguments[1])
+      let counter = Setting(arguments[2], default: 0, store: settings)
+      for _ in 0..<(Int(arguments[3]) ?? 0) {
+        try settings.update { $0[counter] += 1 }
+      }
+    case ("write-keys", 4):
+      let settings = store(arguments[1])
+      for index in 0..<(Int(arguments[3]) ?? 0) {
+        try settings.set(.int(index), forKey: "\(arguments[2])-\(index)")
+      }
+    case ("write-loop", 3):
+      let settings = store(arguments[1])
+      let counter = Setting(arguments[2], default: 0, store: settings)
+      print("writing")
+      fflush(nil)
+      while true {
+        try settings.update { $0[counter] += 1 }
+      }
+    case ("watch", 5):
+      let setting = Setting<JSONValue?>(arguments[2], default: nil, store: store(arguments[1]))
+      let until = try JSONValue(parsing: arguments[3])
+      let updates = setting.updates()
+      _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)
+      for await value in updates {
+        print(value.map(\.description) ?? "absent")
+        fflush(nil)
+        if value == until { return }
+      }
+    case ("path", 2):
+      print(SettingsStore(suite: arguments[1]).fileURL.path)
+    default:
+      print("usage: see the comment at the top of Tests/SettingsProbe/main.swift")
+      exit(2)
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+/// Other processes (SettingsProbe, the shell) writing the file this process watches.
+@Suite struct CrossProcessTests {
+  let scratch = Scratch()
+
+  @Test func aWriteByAnotherProcessReachesEveryObserverHere() async throws {
+    let store = scratch.store()
+    let first = Setting("interval", default: 30, store: store)
+    let second = Setting("interval", default: 30, store: SettingsStore(fileURL: store.fileURL))
+    let updates = second.updates(initial: false)
+    let changes = store.changes()
+    #expect(try probe("set", store.fileURL.path, "interval", "60").status == 0)
+    #expect(await collect(updates) { $0 == 60 } == [60])
+    #expect(first.value == 60)
+    #expect(await take(1, from: changes) == [["interval"]])
+  }
+
+  @Test func twoProcessesWritingDifferentKeysAtOnceKeepBoth() async throws {
+    let store = scratch.store()
+    let writers = try ["left", "right"].map { try startProbe("write-keys", store.fileURL.path, $0, "100") }
+    for writer in writers { #expect(writer.wait().status == 0) }
+    let keys = Set(try JSONValue.keys(of: store.fileURL))
+    #expect(keys == Set((0..<100).flatMap { ["left-\($0)", "right-\($0)"] }))
+    #expect(await eventually { store.keys.count == 200 })
+  }
+
+  @Test("K processes x M batch increments lose nothing")
+  func concurrentIncrementsLoseNothing() async throws {
+    let store = scratch.store()
+    let counter = Setting("counter", default: 0, store: store)
+    let (processes, increments) = (4, 150)
+    let writers = try (0..<processes).map { _ in
+      try startProbe("increment", store.fileURL.path, "counter", String(increments))
+    }
+    for _ in 0..<increments { try store.update { $0[counter] += 1 } }  // and this process too
+    for writer in writers { #expect(writer.wait().status == 0) }
+    let total = (processes + 1) * increments
+    #expect(try JSONValue(parsing: Data(contentsOf: store.fileURL)) == .object(["counter": .int(total)]))
+    #expect(await eventually { counter.value == total })
+  }
+
+  @Test("SIGKILL of a writer in a write loop never leaves a torn or empty file, nor a stuck lock")
+  func killedWritersNeverTearTheFile() async throws {
+    let store = scratch.store()
+    var last = 0
+    for round in 0..<15 {
+      let writer = try startProbe("write-loop", store.fileURL.path, "counter", bounded: false)
+      #expect(await eventually { writer.stdoutSoFar.contains("writing") })
+      try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
+      writer.send(SIGKILL)
+      #expect(writer.wait().status == 128 + SIGKILL)
+      let stored = try JSONValue(parsing: Data(contentsOf: store.fileURL))
+      guard case .object(let members) = stored, case .int(let count)? = members["counter"] else {
+        Issue.record("round \(round): the file holds \(stored)")
+        continue
+      }
+      #expect(count >= last)
+      last = count
+    }
+    // The lock died with its holder: the next writer goes straight through.
+    try store.update { settings in settings["after"] = .bool(true) }
+    #expect(store.value(forKey: "after") == .bool(true))
+    let strays = try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).filter {
+      $0.hasSuffix(".tmp")
+    }
+    #expect(strays.count <= 15, "at most one temporary file per killed write: \(strays)")
+  }
+
+  @Test("hand edits in place (echo >) and by rename (editors' safe save) are seen")
+  func handEditsAreSeen() async throws {
+    let store = scratch.store()
+    let theme = Setting("theme", default: "light", store: store)
+    let updates = theme.updates(initial: false)
+    let path = store.fileURL.path
+    #expect(try Programs.run(["sh", "-c", #"echo '{"theme": "dark"}' > "$0""#, path]).status == 0)
+    #expect(await collect(updates) { $0 == "dark" } == ["dark"])
+    let rename = #"printf '{"theme": "sepia"}' > "$0.new" && mv "$0.new" "$0""#
+    #expect(try Programs.run(["sh", "-c", rename, path]).status == 0)
+    #expect(await collect(updates) { $0 == "sepia" } == ["sepia"])
+  }
+
+  @Test func aWatcherProcessSeesOurWrites() async throws {
+    let store = scratch.store()
+    let ready = scratch.url("ready").path
+    let watcher = try startProbe("watch", store.fileURL.path, "mode", #""last""#, ready)
+    #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
+    let mode = Setting("mode", default: "first", store: store)
+    mode.value = "middle"
+    mode.value = "last"
+    let output = watcher.wait()
+    #expect(output.status == 0)
+    #expect(output.lines.first == "absent")
+    #expect(output.lines.last == #""last""#)
+  }
+}
+
+extension JSONValue {
+  /// The top-level keys of the JSON object in the file at `url`.
+  static func keys(of url: URL) throws -> [String] {
+    guard case .object(let members) = try JSONValue(parsing: Data(contentsOf: url)) else { return [] }
+    return Array(members.keys)
+  }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+/// The file in trouble: corrupt, symlinked, its directory gone, unreadable, read-only, full.
+@Suite struct FileSystemTests {
+  let scratch = Scratch()
+
+  @Test("a corrupt file never crashes and is never silently wiped")
+  func corruptFile() async throws {
+    let store = scratch.store()
+    let volume = Setting("volume", default: 0, store: store)
+    volume.value = 3
+    let errors = store.errors()
+    try Data("{\"volume\": 4, oops".utf8).write(to: store.fileURL)  // in place, as an editor might
+    let reported = await take(1, from: errors)
+    guard case .corruptFile(let url, let reason)? = reported.first else {
+      Issue.record("expected corruptFile, got \(reported)")
+      return
+    }
+    #expect(url == store.fileURL)
+    #expect(reason == "line 1, column 15: expected a key in double quotes")
+    #expect(volume.value == 3, "the last good content stays in use")
+    #expect(await take(1, from: store.errors()) == reported, "a new error stream hears the file's problem first")
+
+    Setting("other", default: 0, store: store).value = 1
+    let corrupt = try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).filter {
+      $0.hasPrefix("settings.json.corrupt-")
+    }
+    #expect(corrupt.count == 1)
+    #expect(corrupt.first?.wholeMatch(of: /settings\.json\.corrupt-\d{4}-\d\d-\d\dT\d{6}\.\d{3}Z/) != nil)
+    #expect(try String(contentsOf: scratch.url(corrupt[0]), encoding: .utf8) == "{\"volume\": 4, oops")
+    #expect(store.text == "{\n  \"volume\": 3,\n  \"other\": 1\n}\n")
+    #expect(volume.value == 3)
+  }
+
+  @Test("a file caught blank halfway through an in-place save changes nothing; one that stays blank is empty")
+  func blankFile() async throws {
+    let store = scratch.store()
+    let volume = Setting("volume", default: 0, store: store)
+    volume.value = 3
+    let updates = volume.updates(initial: false)
+    try Data().write(to: store.fileURL)  // truncated, not yet written
+    store.file.reload()
+    #expect(volume.value == 3)
+    Setting("other", default: 0, store: store).value = 1  // a write meanwhile builds on the last good content
+    #expect(store.text == "{\n  \"volume\": 3,\n  \"other\": 1\n}\n")
+    try Data("  \n".utf8).write(to: store.fileURL)  // blank, and it stays blank
+    #expect(await collect(updates) { $0 == 0 } == [0])
+    #expect(store.keys == [])
+  }
+
+  @Test func anEmptyObjectRemovesEverythingAtOnce() async throws {
+    let store = scratch.store()
+    let volume = Setting("volume", default: 0, store: store)
+    volume.value = 3
+    let updates = volume.updates(initial: false)
+    try Data("{}".utf8).write(to: store.fileURL)
+    store.file.reload()
+    #expect(volume.value == 0)
+    #expect(await collect(updates) { $0 == 0 } == [0])
+  }
+
+  @Test(
+    "files that are not JSON objects are reported, each kind",
+    arguments: [
+      ("[1, 2]", "line 1, column 1: the file holds an array, not a JSON object"),
+      ("\u{FF}\u{FE}", "line 1, column 1: byte 0xc3 where a value should be"),
+      ("{\"a\": 1, \"a\": 2}", "line 1, column 10: the key \"a\" appears twice in one object"),
+    ])
+  func notAnObject(text: String, reason: String) async throws {
+    try text.write(to: scratch.url("settings.json"), atomically: true, encoding: .utf8)
+    let store = scratch.store()
+    let reported = await take(1, from: store.errors())
+    #expect(reported == [.corruptFile(store.fileURL, reason: reason)])
+    #expect(store.keys == [])
+  }
+
+  @Test("a symlinked settings file (dotfile managers) stays a link; writes go to its target")
+  func symlinkedFile() async throws {
+    let dotfiles = scratch.url("dotfiles")
+    try FileManager.default.createDirectory(at: dotfiles, withIntermediateDirectories: true)
+    try #"{"theme": "dark"}"#.write(
+      to: dotfiles.appendingPathComponent("settings.json"), atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(at: scratch.url("config"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: scratch.url("config", "settings.json").path, withDestinationPath: "../dotfiles/settings.json")
+
+    let store = SettingsStore(fileURL: scratch.url("config", "settings.json"))
+    let theme = Setting("theme", default: "light", store: store)
+    #expect(theme.value == "dark")
+    theme.value = "sepia"
+    let link = try FileManager.default.destinationOfSymbolicLink(atPath: scratch.url("config", "settings.json").path)
+    #expect(link == "../dotfiles/settings.json")
+    #expect(try String(contentsOf: dotfiles.appendingPathComponent("settings.json"), encoding: .utf8).contains("sepia"))
+    #expect(FileManager.default.fileExists(atPath: dotfiles.appendingPathComponent("settings.json.lock").path))
+
+    let updates = theme.updates(initial: false)
+    try probe("set", dotfiles.appendingPathComponent("settings.json").path, "theme", #""light""#)
+    #expect(await collect(updates) { $0 == "light" } == ["light"])
+  }
+
+  @Test func aSymlinkLoopIsAWriteFailureNotAHang() throws {
+    try FileManager.default.createSymbolicLink(atPath: scratch.url("a.json").path, withDestinationPath: "b.json")
+    try FileManager.default.createSymbolicLink(atPath: scratch.url("b.json").path, withDestinationPath: "a.json")
+    let store = scratch.store("a.json")
+    #expect(
+      throws: SettingsError.writeFailed(
+        store.fileURL, reason: "resolve \(store.fileURL.path) failed: Too many levels of symbolic links")
+    ) {
+      try store.set(.int(1), forKey: "a")
+    }
+  }
+
+  @Test("the directory removed and created again: values return to defaults, then follow the new file")
+  func directoryRemovedAndRecreated() async throws {
+    let directory = scratch.url("suite")
+    let store = SettingsStore(fileURL: directory.appendingPathComponent("settings.json"))
+    let volume = Setting("volume", default: 0, store: store)
+    volume.value = 5
+    let updates = volume.updates(initial: false)
+    try FileManager.default.removeItem(at: directory)
+    #expect(await collect(updates) { $0 == 0 } == [0])
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try probe("set", store.fileURL.path, "volume", "7")
+    #expect(await collect(updates) { $0 == 7 } == [7])
+    volume.value = 8  // and writes work again
+    #expect(store.value(forKey: "volume") == .int(8))
+    try probe("set", store.fileURL.path, "volume", "9")
+    #expect(await collect(updates) { $0 == 9 }.last == 9)
+  }
+
+  @Test func aFileThatCannotBeReadIsReported() async throws {
+    try FileManager.default.createDirectory(at: scratch.url("settings.json"), withIntermediateDirectories: true)
+    let store = scratch.store()
+    let reported = await take(1, from: store.errors())
+    #expect(reported == [.unreadableFile(store.fileURL, reason: "read \(store.fileURL.path) failed: Is a directory")])
+    #expect(throws: SettingsError.self) { try store.set(.int(1), forKey: "a") }
+  }
+
+  @Test("a read-only file system: the write fails clearly, the file and the value stay as they were")
+  func readOnlyFileSystem() throws {
+    let output = try inNamespace(
+      """
+      set -e
+      mount -t tmpfs tmpfs "$0"
+      "$1" set "$0/settings.json" volume 3
+      mount -o remount,ro "$0"
+      "$1" set "$0/settings.json" volume 4 || true
+      cat "$0/settings.json"
+      """, arguments: [scratch.directory.path, Programs.helper("SettingsProbe")])
+    guard let output else {
+      print("skipped: this system does not permit user and mount namespaces (unshare), so no read-only mount")
+      return
+    }
+    #expect(output.lines.first?.hasPrefix("error Could not write the settings file") == true, "\(output)")
+    #expect(output.stdout.contains("Read-only file system; the file system is read-only"))
+    #expect(output.stdout.hasSuffix("{\n  \"volume\": 3\n}\n"))
+  }
+
+  @Test("a full disk: the write fails clearly, the file and the value stay as they were")
+  func fullDisk() throws {
+    let output = try inNamespace(
+      """
+      set -e
+      mount -t tmpfs -o size=64k tmpfs "$0"
+      "$1" set "$0/settings.json" volume 3
+      head -c 100000 /dev/zero > "$0/filler" || true
+      "$1" set "$0/settings.json" volume '"\(String(repeating: "x", count: 8000))"' || true
+      cat "$0/settings.json"
+      echo "temporary files: $(ls -a "$0" | grep -c '\\.tmp$' || true)"
+      """, arguments: [scratch.directory.path, Programs.helper("SettingsProbe")])
+    guard let output else {
+      print("skipped: this system does not permit user and mount namespaces (unshare), so no tiny tmpfs")
+      return
+    }
+    #expect(output.lines.first?.hasPrefix("error Could not write the settings file") == true, "\(output)")
+    #expect(output.stdout.contains("write \(scratch.url("settings.json").path) failed: No space left on device"))
+    #expect(output.stdout.contains("; the disk is full"))
+    #expect(output.stdout.contains("{\n  \"volume\": 3\n}\n"))
+    #expect(output.lines.last == "temporary files: 0")
+  }
+}

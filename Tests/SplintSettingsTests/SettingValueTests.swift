@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import SplintSettings
+
+enum Theme: String, SettingValue {
+  case light, dark
+}
+
+enum Speed: Int, Codable, SettingValue {
+  case slow = 1, fast = 2
+}
+
+struct Window: Codable, Equatable, SettingValue {
+  var width: Int
+  var height: Int
+  var title: String?
+  var opened: Date?
+  var icon: Data?
+}
+
+@Suite struct SettingValueTests {
+  let scratch = Scratch()
+
+  /// Stores `value` in a fresh file, and returns what a second instance reads back and the file's text.
+  func roundTrip<Value: SettingValue>(_ value: Value, default defaultValue: Value) -> (Value, String) {
+    let store = scratch.store("\(UUID()).json")
+    Setting("key", default: defaultValue, store: store).value = value
+    return (Setting("key", default: defaultValue, store: store).value, store.text)
+  }
+
+  @Test func numberFidelity() throws {
+    #expect(roundTrip(5, default: 0) == (5, "{\n  \"key\": 5\n}\n"))
+    #expect(roundTrip(Int.max, default: 0).0 == .max)
+    #expect(roundTrip(Int64.min, default: 0).0 == .min)
+    #expect(roundTrip(0.1, default: 0.0) == (0.1, "{\n  \"key\": 0.1\n}\n"))
+    #expect(roundTrip(5.0, default: 0.0) == (5.0, "{\n  \"key\": 5.0\n}\n"))
+    for number in [Double.pi, 1.0 / 3, 1e-300, -0.0, .leastNonzeroMagnitude] {
+      #expect(roundTrip(number, default: 0).0.bitPattern == number.bitPattern)
+    }
+    #expect(roundTrip(Float(0.1), default: 0) == (0.1, "{\n  \"key\": 0.1\n}\n"))
+    for number in [Float.pi, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .ulpOfOne, 16_777_215] {
+      #expect(roundTrip(number, default: 0).0 == number)
+    }
+  }
+
+  @Test func everyBuiltInTypeRoundTrips() throws {
+    #expect(roundTrip(true, default: false).0)
+    #expect(roundTrip("héllo \"😀\"", default: "").0 == "héllo \"😀\"")
+    #expect(roundTrip(Data([0, 255, 7]), default: Data()) == (Data([0, 255, 7]), "{\n  \"key\": \"AP8H\"\n}\n"))
+    let date = Date(timeIntervalSince1970: 1_795_348_800.25)
+    #expect(roundTrip(date, default: .distantPast) == (date, "{\n  \"key\": \"2026-11-22T12:00:00.250Z\"\n}\n"))
+    let url = URL(string: "https://example.com/a?b=c")!
+    #expect(
+      roundTrip(url, default: URL(fileURLWithPath: "/")) == (url, "{\n  \"key\": \"https://example.com/a?b=c\"\n}\n"))
+    #expect(roundTrip(String?.none, default: "x") == (nil, "{\n  \"key\": null\n}\n"))
+    #expect(roundTrip(String?.some("y"), default: nil).0 == "y")
+    #expect(roundTrip([1, 2, 3], default: []).0 == [1, 2, 3])
+    #expect(roundTrip(["a": [true], "b": []], default: [:]).0 == ["a": [true], "b": []])
+    #expect(roundTrip(JSONValue.array([.null]), default: .null).0 == .array([.null]))
+  }
+
+  @Test func enumsAreStoredAsTheirRawValue() {
+    #expect(roundTrip(Theme.dark, default: .light) == (.dark, "{\n  \"key\": \"dark\"\n}\n"))
+    #expect(roundTrip(Speed.fast, default: .slow) == (.fast, "{\n  \"key\": 2\n}\n"))
+  }
+
+  @Test func codableValuesAreStoredAsPlainNestedJSON() throws {
+    let window = Window(
+      width: 800, height: 600, title: "Main", opened: Date(timeIntervalSince1970: 0), icon: Data([1]))
+    let (read, text) = roundTrip(window, default: Window(width: 0, height: 0))
+    #expect(read == window)
+    let stored = try JSONValue(parsing: text)
+    #expect(
+      stored
+        == .object([
+          "key": .object([
+            "width": .int(800), "height": .int(600), "title": .string("Main"),
+            "opened": .string("1970-01-01T00:00:00.000Z"), "icon": .string("AQ=="),
+          ])
+        ]))
+  }
+
+  @Test(
+    "values of the wrong kind are refused with what was expected",
+    arguments: [
+      (Bool.self as any SettingValue.Type, JSONValue.int(1), "expected true or false, found a number 1"),
+      (
+        Int.self, .double(1.5),
+        "expected a whole number from -9223372036854775808 to 9223372036854775807, found a number 1.5"
+      ),
+      (
+        Int64.self, .string("1"),
+        "expected a whole number from -9223372036854775808 to 9223372036854775807, found a string \"1\""
+      ),
+      (Double.self, .bool(true), "expected a number, found a boolean true"),
+      (Float.self, .double(1e300), "expected a number within Float's range, found a number 1e+300"),
+      (String.self, .null, "expected a string, found null null"),
+      (Data.self, .string("%%%"), "expected a string of base64, found a string \"%%%\""),
+      (
+        Date.self, .string("yesterday"),
+        "expected an ISO 8601 date such as 2026-11-22T10:15:00.250Z, found a string \"yesterday\""
+      ),
+      (URL.self, .int(3), "expected a URL, found a number 3"),
+      ([Int].self, .object([:]), "expected an array, found an object {}"),
+      ([String: Int].self, .array([]), "expected an object, found an array []"),
+      (Theme.self, .string("sepia"), "expected a raw value of Theme, found a string \"sepia\""),
+      (Speed.self, .int(9), "expected a raw value of Speed, found a number 9"),
+      (
+        Int.self, .string(String(repeating: "x", count: 100)),
+        "expected a whole number from -9223372036854775808 to 9223372036854775807, found a string \"\(String(repeating: "x", count: 59))…"
+      ),
+    ])
+  func mismatches(type: any SettingValue.Type, json: JSONValue, message: String) {
+    #expect(throws: (any Error).self) { try type.init(jsonValue: json) }
+    do {
+      _ = try type.init(jsonValue: json)
+    } catch {
+      #expect("\(error)" == message)
+    }
+  }
+
+  @Test func wholeNumbersWrittenWithAFractionAreAccepted() throws {
+    #expect(try Int(jsonValue: .double(3)) == 3)
+    #expect(try Int64(jsonValue: .double(-2)) == -2)
+    #expect(try Double(jsonValue: .int(7)) == 7)
+    #expect(try Date(jsonValue: .string("2026-11-22T10:15:00Z")) == Date(timeIntervalSince1970: 1_795_342_500))
+  }
+
+  @Test func nonFiniteNumbersCannotBeStored() {
+    #expect(throws: (any Error).self) { try Double.nan.jsonValue() }
+    #expect(throws: (any Error).self) { try Float.infinity.jsonValue() }
+    #expect(throws: (any Error).self) { try [Double.infinity].jsonValue() }
+    #expect(throws: (any Error).self) { try ["a": -Double.infinity].jsonValue() }
+    #expect(throws: (any Error).self) { try Double?.some(.nan).jsonValue() }
+  }
+
+  @Test func codableDecodingRefusesWrongShapesAndBadDates() {
+    #expect(throws: (any Error).self) { try Window(jsonValue: .object(["width": .int(1)])) }
+    #expect(throws: (any Error).self) {
+      try Window(jsonValue: .object(["width": .int(1), "height": .int(1), "opened": .string("soon")]))
+    }
+  }
+}

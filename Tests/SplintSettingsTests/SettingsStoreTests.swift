@@ -1,0 +1,186 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+@Suite struct SettingsStoreTests {
+  let scratch = Scratch()
+
+  @Test func rawJSONAccessByKey() throws {
+    let store = scratch.store()
+    try store.set(.object(["a": .array([.int(1)])]), forKey: "nested")
+    try store.set(.string("x"), forKey: "name")
+    #expect(store.keys == ["nested", "name"])
+    #expect(store.values == ["nested": .object(["a": .array([.int(1)])]), "name": .string("x")])
+    #expect(store.value(forKey: "name") == .string("x"))
+    try store.removeValue(forKey: "nested")
+    #expect(store.keys == ["name"])
+    #expect(throws: SettingsError.unencodableValue(key: "bad", reason: "JSON has no NaN or infinity")) {
+      try store.set(.array([.double(.nan)]), forKey: "bad")
+    }
+    #expect(store.keys == ["name"])
+  }
+
+  @Test func aBatchUpdateIsOneWriteAndOneChange() async throws {
+    let store = scratch.store()
+    let count = Setting("count", default: 0, store: store)
+    let changes = store.changes()
+    let result = try store.update { settings in
+      settings[count] += 2
+      settings["label"] = .string("batch")
+      #expect(settings.keys == ["count", "label"])
+      return settings[count]
+    }
+    #expect(result == 2)
+    #expect(store.writeCount == 1)
+    #expect(count.value == 2)
+    #expect(await take(1, from: changes) == [["count", "label"]])
+  }
+
+  @Test func aBatchThatThrowsOrHoldsAnUnstorableValueWritesNothing() async throws {
+    struct Abandoned: Error {}
+    let store = scratch.store()
+    let ratio = Setting("ratio", default: 1.0, store: store)
+    #expect(throws: Abandoned.self) {
+      try store.update { settings in
+        settings["kept"] = .bool(true)
+        throw Abandoned()
+      }
+    }
+    #expect(
+      throws: SettingsError.unencodableValue(
+        key: "ratio", reason: "nan is not a finite number, and JSON has no NaN or infinity")
+    ) {
+      try store.update { settings in
+        settings[ratio] = .nan
+        settings["raw"] = .double(.infinity)
+        settings["kept"] = .bool(true)
+      }
+    }
+    #expect(store.writeCount == 0)
+    #expect(store.keys == [])
+  }
+
+  @Test func anUpdateThatChangesNothingWritesNothing() throws {
+    let store = scratch.store()
+    try store.set(.int(1), forKey: "a")
+    let untouched = try store.update { settings in settings["a"] }
+    #expect(untouched == .int(1))
+    #expect(store.writeCount == 1)
+  }
+
+  @Test func aSettingReadInsideABatchIsWhatTheSettingWouldRead() throws {
+    let store = scratch.store()
+    try store.set(.string("not a number"), forKey: "count")
+    let count = Setting("count", default: 5, store: store)
+    #expect(try store.update { $0[count] } == 5)
+  }
+
+  @Test func keysThisProcessDoesNotKnowAreKeptExactly() throws {
+    let original = "{\n  \"theirs\" : { \"b\":1,\"a\" :[ 1.50, \"\\u00e9\" ] },\n  \"mine\": 1\n}\n"
+    try original.write(to: scratch.url("settings.json"), atomically: true, encoding: .utf8)
+    let store = scratch.store()
+    Setting("mine", default: 0, store: store).value = 2
+    #expect(store.text == "{\n  \"theirs\": { \"b\":1,\"a\" :[ 1.50, \"\\u00e9\" ] },\n  \"mine\": 2\n}\n")
+  }
+
+  @Test func filesAre0600InDirectoriesOf0700AndTheLockFileStays() throws {
+    let store = SettingsStore(fileURL: scratch.url("new", "deeper", "settings.json"))
+    try store.set(.int(1), forKey: "a")
+    let manager = FileManager.default
+    func mode(_ url: URL) throws -> Int {
+      try (manager.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1
+    }
+    #expect(try mode(scratch.url("new")) == 0o700)
+    #expect(try mode(scratch.url("new", "deeper")) == 0o700)
+    #expect(try mode(store.fileURL) == 0o600)
+    #expect(try mode(scratch.url("new", "deeper", "settings.json.lock")) == 0o600)
+    #expect(
+      try manager.contentsOfDirectory(atPath: scratch.url("new", "deeper").path).sorted() == [
+        "settings.json", "settings.json.lock",
+      ])
+    // A file someone made readable keeps its mode across writes.
+    try manager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store.fileURL.path)
+    try store.set(.int(2), forKey: "a")
+    #expect(try mode(store.fileURL) == 0o644)
+  }
+
+  @Test func suitesLiveInTheXDGConfigurationDirectory() throws {
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_CONFIG_HOME"] = scratch.directory.path
+    #expect(
+      try probe("path", "com.example.sync", environment: environment).lines == [
+        scratch.url("com.example.sync", "settings.json").path
+      ])
+    environment["XDG_CONFIG_HOME"] = "relative/config"  // not absolute: ignored, as the XDG specification says
+    environment["HOME"] = scratch.directory.path
+    #expect(
+      try probe("path", "com.example.sync", environment: environment).lines == [
+        scratch.url(".config", "com.example.sync", "settings.json").path
+      ])
+    environment["XDG_CONFIG_HOME"] = nil
+    environment["HOME"] = ""  // falls back to the password database
+    let entry = try #require(getpwuid(getuid()))
+    let home = String(cString: try #require(entry.pointee.pw_dir))
+    #expect(
+      try probe("path", "com.example.sync", environment: environment).lines == [
+        "\(home)/.config/com.example.sync/settings.json"
+      ])
+  }
+
+  @Test func theStandardStoreIsNamedAfterTheExecutable() {
+    #expect(
+      SettingsStore.standard.fileURL.deletingLastPathComponent().lastPathComponent
+        == ProcessInfo.processInfo.processName)
+    #expect(SettingsStore.standard.fileURL.lastPathComponent == "settings.json")
+  }
+
+  @Test func storesOnTheSameFileShareOneSnapshot() throws {
+    try FileManager.default.createDirectory(at: scratch.url("real"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(at: scratch.url("alias"), withDestinationURL: scratch.url("real"))
+    let viaAlias = SettingsStore(fileURL: scratch.url("alias", "settings.json"))
+    let viaDots = SettingsStore(fileURL: scratch.url("real", "..", "real", "settings.json"))
+    #expect(viaAlias.file === viaDots.file)
+    try viaAlias.set(.int(1), forKey: "a")
+    #expect(viaDots.value(forKey: "a") == .int(1))
+  }
+
+  @Test func aFileNobodyUsesIsReleased() {
+    weak var file: SettingsFile?
+    do {
+      let store = scratch.store()
+      file = store.file
+      _ = Setting("a", default: 0, store: store)
+    }
+    #expect(file == nil)
+    #expect(scratch.store().value(forKey: "a") == nil)
+  }
+}
+
+@Suite struct SettingsErrorTests {
+  @Test("every description says what happened and what to do")
+  func descriptionsNameTheRemedy() {
+    let file = URL(fileURLWithPath: "/home/u/.config/app/settings.json")
+    let remedies: [(SettingsError, String)] = [
+      (
+        .corruptFile(file, reason: "line 1, column 2: oops"),
+        "delete it to start over; the next change saves the bad file beside it as settings.json.corrupt-<time>"
+      ),
+      (.unreadableFile(file, reason: "Permission denied"), "Check the file's owner and permissions"),
+      (
+        .undecodableValue(key: "k", expected: "Int", reason: "found a string"),
+        "Correct it in the file, or assign a new value"
+      ),
+      (.unencodableValue(key: "k", reason: "nan"), "cannot be stored as JSON (nan). Nothing was written."),
+      (
+        .writeFailed(file, reason: "the disk is full"),
+        "/home/u/.config/app/settings.json: the disk is full. The file and the values"
+      ),
+      (.invalidJSON(reason: "line 1, column 1: x"), "The text is not valid JSON: line 1, column 1: x."),
+    ]
+    for (error, remedy) in remedies {
+      #expect(error.description.contains(remedy), "\(error)")
+    }
+  }
+}

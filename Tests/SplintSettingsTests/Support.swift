@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+/// A directory of its own for one test, removed when the test's suite instance goes away.
+final class Scratch: Sendable {
+  let directory: URL
+
+  init() {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-settings-\(UUID())")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// A path inside the directory.
+  func url(_ components: String...) -> URL {
+    components.reduce(directory) { $0.appendingPathComponent($1) }
+  }
+
+  /// A store on `settings.json` (or `name`) inside the directory.
+  func store(_ name: String = "settings.json") -> SettingsStore {
+    SettingsStore(fileURL: url(name))
+  }
+}
+
+extension SettingsStore {
+  /// The file's text now.
+  var text: String { (try? String(contentsOf: fileURL, encoding: .utf8)) ?? "" }
+
+  /// How many times this process has written the file.
+  var writeCount: Int { file.writeCount }
+}
+
+/// Waits until `condition` holds, checking every few milliseconds, for at most `seconds`. This bounds a wait for
+/// something asynchronous (another process's write, an inotify event); it is not a speed check, which is the
+/// benchmark's job. Returns whether the condition came to hold.
+func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while !condition() {
+    if Date() > deadline { return false }
+    try? await Task.sleep(for: .milliseconds(5))
+  }
+  return true
+}
+
+/// The elements `stream` yields until one satisfies `last`, or those it yielded before `seconds` passed.
+func collect<Element: Sendable>(
+  _ stream: AsyncStream<Element>, within seconds: Double = 10, until last: @escaping @Sendable (Element) -> Bool
+) async -> [Element] {
+  let seen = Shared<[Element]>([])
+  await withTaskGroup(of: Void.self) { group in
+    group.addTask {
+      for await element in stream {
+        seen.value.withLock { $0.append(element) }
+        if last(element) { return }
+      }
+    }
+    group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+    await group.next()
+    group.cancelAll()
+  }
+  return seen.value.withLock { $0 }
+}
+
+/// The first `count` elements of `stream`, or fewer when `seconds` pass first.
+func take<Element: Sendable>(
+  _ count: Int, from stream: AsyncStream<Element>, within seconds: Double = 10
+) async
+  -> [Element]
+{
+  let seen = Shared(0)
+  return await collect(stream, within: seconds) { _ in
+    seen.value.withLock { seen in
+      seen += 1
+      return seen == count
+    }
+  }
+}
+
+/// A value that concurrent tasks share.
+final class Shared<Value: Sendable>: Sendable {
+  let value: Mutex<Value>
+  init(_ value: Value) { self.value = Mutex(value) }
+}
+
+/// Runs the `SettingsProbe` helper, another process using the settings file.
+@discardableResult
+func probe(_ arguments: String..., environment: [String: String]? = nil) throws -> ProgramOutput {
+  try Programs.run([Programs.helper("SettingsProbe")] + arguments, environment: environment)
+}
+
+/// Starts the `SettingsProbe` helper and returns at once.
+func startProbe(_ arguments: String..., bounded: Bool = true) throws -> RunningProgram {
+  try Programs.start([Programs.helper("SettingsProbe")] + arguments, seconds: bounded ? 60 : nil)
+}
+
+/// Runs `script` with `sh` inside a new user and mount namespace, where it may mount file systems and set inotify
+/// limits without touching the machine's; `arguments` become `$0`, `$1`, …. Nil where this system does not permit
+/// such namespaces.
+func inNamespace(_ script: String, arguments: [String]) throws -> ProgramOutput? {
+  guard (try? Programs.run(["unshare", "--user", "--map-root-user", "--mount", "true"]))?.status == 0 else {
+    return nil
+  }
+  return try Programs.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script] + arguments)
+}

@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+/// One inotify instance per process, and what happens when inotify cannot serve.
+@Suite struct WatcherTests {
+  let scratch = Scratch()
+
+  /// The inotify instances this process holds.
+  func inotifyInstances() throws -> Int {
+    try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { fd in
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) == "anon_inode:inotify"
+    }
+  }
+
+  @Test("10,000 Settings over 100 files use one inotify instance")
+  func oneInstanceForTheProcess() async throws {
+    let stores = (0..<100).map { SettingsStore(fileURL: scratch.url("suite-\($0)", "settings.json")) }
+    let settings = (0..<10_000).map { Setting("key-\($0 % 7)", default: $0, store: stores[$0 % 100]) }
+    #expect(SettingsWatcher.shared.usesInotify)
+    #expect(try inotifyInstances() == 1)
+    let watched = settings[42]
+    let updates = watched.updates(initial: false)
+    try probe("set", watched.store.fileURL.path, watched.key, "-1")
+    #expect(await collect(updates) { $0 == -1 } == [-1])
+  }
+
+  @Test("an event queue overflow makes every file check itself, so a change lost in it is still seen")
+  func overflowConverges() async throws {
+    let store = scratch.store()
+    let volume = Setting("volume", default: 0, store: store)
+    let updates = volume.updates(initial: false)
+    // Keep the watcher from reading while more events than its queue holds (16,384) pile up in the directory.
+    try SettingsWatcher.shared.queue.sync {
+      let limit =
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+        .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16_384
+      let noise = scratch.url("noise").path
+      for _ in 0...(limit / 2) {
+        close(open(noise, O_CREAT | O_WRONLY, 0o600))
+        unlink(noise)
+      }
+      try #"{"volume": 6}"#.write(to: store.fileURL, atomically: true, encoding: .utf8)
+    }
+    #expect(await collect(updates) { $0 == 6 } == [6])
+  }
+
+  @Test("with no inotify instance left, a process falls back to polling and still sees changes")
+  func pollingWithoutInotify() async throws {
+    try await pollingInNamespace(limit: "max_inotify_instances")
+  }
+
+  @Test("with no inotify watch left, a process falls back to polling and still sees changes")
+  func pollingWithoutWatches() async throws {
+    try await pollingInNamespace(limit: "max_inotify_watches")
+  }
+
+  /// Runs a watching SettingsProbe in a user namespace whose inotify `limit` is 0, and writes from here.
+  private func pollingInNamespace(limit: String) async throws {
+    let path = scratch.url("settings.json").path
+    let ready = scratch.url("ready").path
+    guard (try? Programs.run(["unshare", "--user", "--map-root-user", "true"]))?.status == 0 else {
+      print("skipped: this system does not permit user namespaces (unshare), so inotify limits cannot be set")
+      return
+    }
+    let script = #"echo 0 > /proc/sys/user/\#(limit) && exec "$0" watch "$1" count 3 "$2""#
+    let watcher = try Programs.start(
+      ["unshare", "--user", "--map-root-user", "sh", "-c", script, Programs.helper("SettingsProbe"), path, ready])
+    #expect(await eventually { FileManager.default.fileExists(atPath: ready) }, "\(watcher.stdoutSoFar)")
+    let store = SettingsStore(fileURL: URL(fileURLWithPath: path))
+    for count in 1...3 {
+      try store.set(.int(count), forKey: "count")
+      try await Task.sleep(for: .milliseconds(150))
+    }
+    let output = watcher.wait()
+    #expect(output.status == 0, "\(output)")
+    // Polling may skip a value written between two polls, never the last one, and never goes back.
+    #expect(output.lines.first == "absent")
+    #expect(output.lines.last == "3")
+    let counts = output.lines.dropFirst().compactMap { Int($0) }
+    #expect(counts == counts.sorted() && counts.count == output.lines.count - 1)
+  }
+
+  @Test func watchesNobodyNeedsAreDropped() async throws {
+    let directory = scratch.url("shared")
+    do {
+      let first = SettingsStore(fileURL: directory.appendingPathComponent("a.json"))
+      let second = SettingsStore(fileURL: directory.appendingPathComponent("b.json"))
+      try first.set(.int(1), forKey: "x")
+      try second.set(.int(1), forKey: "x")
+    }
+    // Both files are gone from this process; a third on the same directory still hears its changes.
+    let third = SettingsStore(fileURL: directory.appendingPathComponent("c.json"))
+    let changes = third.changes()
+    try probe("set", third.fileURL.path, "x", "2")
+    #expect(await take(1, from: changes) == [["x"]])
+  }
+}
