@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Items are written as `secret-tool`, Python keyring and go-keyring write them (attributes `service` and
 /// `username`), so `Credential(service: "S", account: "U")` reads what `secret-tool store service S username U`
-/// stored, and the reverse. The synchronous calls block while the Secret Service works (about a millisecond, or as
+/// stored, and the reverse. The synchronous calls block while the Secret Service works (a few D-Bus calls, or as
 /// long as an unlock prompt is open); in `async` code the compiler picks the asynchronous variants, which run on a
 /// thread of their own.
 public struct Credential: Sendable, Hashable, CustomStringConvertible {

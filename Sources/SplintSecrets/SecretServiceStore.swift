@@ -20,7 +20,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// A store whose operations end after `timeout`.
   ///
   /// - Parameter timeout: How long one operation may take, prompts included. Must be positive. A person needs
-  ///   time to type a keyring password; a headless service answers in milliseconds.
+  ///   time to type a keyring password; a headless service answers at once.
   public init(timeout: Duration = .seconds(60)) {
     precondition(timeout > .zero, "SecretServiceStore(timeout:) needs a positive timeout")
     self.timeout = timeout

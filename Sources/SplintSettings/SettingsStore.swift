@@ -7,7 +7,7 @@ import Foundation
 /// let store = SettingsStore(suite: "com.example.sync")   // ~/.config/com.example.sync/settings.json
 /// let interval = Setting("interval", default: 30, store: store)
 ///
-/// // A change made by a command-line tool reaches a daemon's Settings within milliseconds:
+/// // A change made by a command-line tool reaches a daemon's Settings as soon as it is written:
 /// try store.update { settings in settings[interval] += 10 }
 /// ```
 ///
