@@ -21,6 +21,8 @@ public enum SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
   case writeFailed(URL, reason: String)
   /// Text meant to be JSON is not.
   case invalidJSON(reason: String)
+  /// A suite name that is not a plain directory name.
+  case invalidSuiteName(String)
 
   /// What happened and what to do, in full sentences.
   public var description: String {
@@ -50,6 +52,11 @@ public enum SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
         """
     case .invalidJSON(let reason):
       return "The text is not valid JSON: \(reason)."
+    case .invalidSuiteName(let suite):
+      return """
+        "\(suite)" cannot name a settings suite: use a plain directory name such as com.example.app \
+        (not empty, no "/", not "." or "..").
+        """
     }
   }
 }

@@ -86,7 +86,9 @@ final class SettingsFile: WatchedFile {
     let target = (try? FileIO.resolvingLinks(path)) ?? path
     try? FileIO.createDirectory((target as NSString).deletingLastPathComponent)
     SettingsWatcher.shared.watch(self, at: (target == path ? [path] : [path, target]).map(Self.location))
-    reload()
+    // The first load reports a broken file at once, so that a short-lived reader (a command-line tool) is told;
+    // should it be an editor's save caught halfway, the save's own event brings the good content a moment later.
+    reload(retrying: true)
   }
 
   private static func location(of path: String) -> (directory: String, name: String) {
@@ -106,6 +108,9 @@ final class SettingsFile: WatchedFile {
   var values: [String: JSONValue] { shared.withLock { $0.values } }
   var keys: [String] { shared.withLock { $0.keys } }
   subscript(key: String) -> JSONValue? { shared.withLock { $0.values[key] } }
+
+  /// The file's current problem (corrupt, unreadable), or nil.
+  var problem: SettingsError? { shared.withLock { $0.problem } }
 
   /// How many times this process has written the file.
   var writeCount: Int { io.withLock { $0.writes } }

@@ -26,13 +26,24 @@ public final class SettingsStore: Sendable {
   /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says). A command-line tool and a
   /// daemon of the same user share settings by naming the same suite.
   ///
-  /// - Parameter suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`.
+  /// - Parameter suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that
+  ///   comes from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
   public convenience init(suite: String) {
-    precondition(
-      !suite.isEmpty && !suite.contains("/") && suite != "." && suite != ".." && !suite.contains("\0"),
-      "SettingsStore(suite:) needs a directory name, not \"\(suite)\"")
-    self.init(
-      fileURL: Self.configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json"))
+    do {
+      self.init(fileURL: try Self.fileURL(forSuite: suite))
+    } catch {
+      preconditionFailure(error.description)
+    }
+  }
+
+  /// The settings file of `suite`, as ``init(suite:)`` finds it.
+  ///
+  /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
+  public static func fileURL(forSuite suite: String) throws(SettingsError) -> URL {
+    guard !suite.isEmpty, !suite.contains("/"), suite != ".", suite != "..", !suite.contains("\0") else {
+      throw .invalidSuiteName(suite)
+    }
+    return configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json")
   }
 
   /// The store for the settings file at `fileURL`, for system daemons (whose home is elsewhere) and tests. The file
@@ -43,6 +54,11 @@ public final class SettingsStore: Sendable {
 
   /// The settings file.
   public var fileURL: URL { file.url }
+
+  /// What is wrong with the settings file now, if anything: ``SettingsError/corruptFile(_:reason:)`` or
+  /// ``SettingsError/unreadableFile(_:reason:)``. Nil when the file is fine or does not exist. While the file has a
+  /// problem, the last good values stay in use.
+  public var fileError: SettingsError? { file.problem }
 
   /// The keys the file holds, in file order.
   public var keys: [String] { file.keys }

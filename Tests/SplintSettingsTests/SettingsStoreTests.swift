@@ -129,6 +129,25 @@ import Testing
       ])
   }
 
+  @Test(arguments: ["", "a/b", ".", "..", "nul\0"])
+  func suiteNamesMustBeDirectoryNames(suite: String) {
+    #expect(throws: SettingsError.invalidSuiteName(suite)) { try SettingsStore.fileURL(forSuite: suite) }
+  }
+
+  @Test func aSuiteFileIsFoundWithoutMakingAStore() throws {
+    let url = try SettingsStore.fileURL(forSuite: "com.example.sync")
+    #expect(url.path.hasSuffix("/com.example.sync/settings.json"))
+  }
+
+  @Test func aBrokenFileIsKnownFromTheStart() throws {
+    try "not json".write(to: scratch.url("settings.json"), atomically: true, encoding: .utf8)
+    let store = scratch.store()
+    #expect(store.fileError == .corruptFile(store.fileURL, reason: "line 1, column 1: expected null"))
+    try store.set(.int(1), forKey: "a")
+    #expect(store.fileError == nil)
+    #expect(scratch.store("fresh.json").fileError == nil)
+  }
+
   @Test func theStandardStoreIsNamedAfterTheExecutable() {
     #expect(
       SettingsStore.standard.fileURL.deletingLastPathComponent().lastPathComponent
@@ -178,6 +197,7 @@ import Testing
         "/home/u/.config/app/settings.json: the disk is full. The file and the values"
       ),
       (.invalidJSON(reason: "line 1, column 1: x"), "The text is not valid JSON: line 1, column 1: x."),
+      (.invalidSuiteName("a/b"), "use a plain directory name such as com.example.app"),
     ]
     for (error, remedy) in remedies {
       #expect(error.description.contains(remedy), "\(error)")
