@@ -46,7 +46,7 @@ final class SettingsWatcher: Sendable {
     var pollTimer: (any DispatchSourceTimer)?
   }
 
-  let queue = DispatchQueue(label: "splint.settings.watcher")
+  private let queue = DispatchQueue(label: "splint.settings.watcher")
   private let state = Mutex(State())
 
   private init() {

@@ -134,6 +134,12 @@ import Testing
     #expect(throws: SettingsError.invalidSuiteName(suite)) { try SettingsStore.fileURL(forSuite: suite) }
   }
 
+  @Test func anInvalidSuiteNameStopsTheProgramSayingWhatToUse() throws {
+    let output = try probe("path", "../elsewhere")
+    #expect(output.status >= 128, "the program traps")
+    #expect(output.stderr.contains("\"../elsewhere\" cannot name a settings suite: use a plain directory name"))
+  }
+
   @Test func aSuiteFileIsFoundWithoutMakingAStore() throws {
     let url = try SettingsStore.fileURL(forSuite: "com.example.sync")
     #expect(url.path.hasSuffix("/com.example.sync/settings.json"))

@@ -29,22 +29,26 @@ import Testing
 
   @Test("an event queue overflow makes every file check itself, so a change lost in it is still seen")
   func overflowConverges() async throws {
+    // A watcher process of its own, so that the overflow swallows no other test's events: stopped while more events
+    // than an inotify queue holds (16,384) pile up in its directory, along with the change it must still see.
     let store = scratch.store()
-    let volume = Setting("volume", default: 0, store: store)
-    let updates = volume.updates(initial: false)
-    // Keep the watcher from reading while more events than its queue holds (16,384) pile up in the directory.
-    try SettingsWatcher.shared.queue.sync {
-      let limit =
-        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
-        .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16_384
-      let noise = scratch.url("noise").path
-      for _ in 0...(limit / 2) {
-        close(open(noise, O_CREAT | O_WRONLY, 0o600))
-        unlink(noise)
-      }
-      try #"{"volume": 6}"#.write(to: store.fileURL, atomically: true, encoding: .utf8)
+    let ready = scratch.url("ready").path
+    let watcher = try startProbe("watch", store.fileURL.path, "volume", "6", ready, bounded: false)
+    #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
+    watcher.send(SIGSTOP)
+    let limit =
+      (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+      .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16_384
+    let noise = scratch.url("noise").path
+    for _ in 0...(limit / 2) {
+      close(open(noise, O_CREAT | O_WRONLY, 0o600))
+      unlink(noise)
     }
-    #expect(await collect(updates) { $0 == 6 } == [6])
+    try #"{"volume": 6}"#.write(to: store.fileURL, atomically: true, encoding: .utf8)
+    watcher.send(SIGCONT)
+    let output = watcher.wait()
+    #expect(output.status == 0, "\(output)")
+    #expect(output.lines == ["absent", "6"])
   }
 
   @Test("with no inotify instance left, a process falls back to polling and still sees changes")
