@@ -1,40 +1,43 @@
 import Foundation
-import TestSupport
 
 /// `secret-tool` from libsecret-tools, as a user would run it. Secrets go through standard input, never argv.
-enum SecretTool {
-  static func store(service: String, account: String, secret: String, label: String) throws {
+public enum SecretTool {
+  /// Stores `secret` as `secret-tool store --label=LABEL service SERVICE username ACCOUNT` does.
+  public static func store(service: String, account: String, secret: String, label: String) throws {
     let output = try Programs.run(
       ["secret-tool", "store", "--label=\(label)", "service", service, "username", account], input: Data(secret.utf8))
     guard output.status == 0 else { throw ToolFailure(output) }
   }
 
   /// The secret `secret-tool lookup` prints, or nil when it finds none.
-  static func lookup(service: String, account: String) throws -> String? {
+  public static func lookup(service: String, account: String) throws -> String? {
     let output = try Programs.run(["secret-tool", "lookup", "service", service, "username", account])
     return output.status == 0 ? output.stdout : nil
   }
 
   /// The labels of every item whose `service` attribute is `service`, sorted.
-  static func labels(service: String) throws -> [String] {
+  public static func labels(service: String) throws -> [String] {
     try PythonKeyring.items(service: service).map(\.label).sorted()
   }
 }
 
 /// Python's `keyring` (its SecretService backend) and `secretstorage`, from Debian's Python.
-enum PythonKeyring {
+public enum PythonKeyring {
   /// What `secretstorage` sees of one item.
-  struct Item: Decodable, Equatable {
-    let label: String
-    let attributes: [String: String]
+  public struct Item: Decodable, Equatable {
+    /// The item's label.
+    public let label: String
+    /// The item's attributes.
+    public let attributes: [String: String]
   }
 
-  static func setPassword(service: String, account: String, secret: String) throws {
+  /// `keyring.set_password(service, account, secret)`.
+  public static func setPassword(service: String, account: String, secret: String) throws {
     try python("kr.set_password(service, account, sys.stdin.read())", service, account, input: secret)
   }
 
   /// What `keyring.get_password` returns, or nil for None.
-  static func getPassword(service: String, account: String) throws -> String? {
+  public static func getPassword(service: String, account: String) throws -> String? {
     let output = try python(
       "value = kr.get_password(service, account)\nif value is None: sys.exit(3)\nsys.stdout.write(value)",
       service, account, allowing: [3])
@@ -42,7 +45,7 @@ enum PythonKeyring {
   }
 
   /// Every item of the default collection whose `service` attribute is `service`.
-  static func items(service: String) throws -> [Item] {
+  public static func items(service: String) throws -> [Item] {
     let script = """
       import json, secretstorage
       connection = secretstorage.dbus_init()
@@ -70,8 +73,10 @@ enum PythonKeyring {
   }
 }
 
-struct ToolFailure: Error, CustomStringConvertible {
+/// A keyring tool that exited with a failure.
+public struct ToolFailure: Error, CustomStringConvertible {
   let output: ProgramOutput
   init(_ output: ProgramOutput) { self.output = output }
-  var description: String { "exit \(output.status): \(output.stderr)" }
+  /// The exit status and what the tool printed on standard error.
+  public var description: String { "exit \(output.status): \(output.stderr)" }
 }

@@ -96,6 +96,7 @@ public enum Programs {
   /// Runs `arguments[0]` (looked up on PATH unless it is a path) with the rest as its arguments, and waits for it.
   ///
   /// - Parameters:
+  ///   - arguments: The program and its arguments.
   ///   - input: The program's standard input.
   ///   - environment: The whole environment; the test process's own when nil.
   ///   - seconds: After this long the program is stopped (status 124).
@@ -108,8 +109,12 @@ public enum Programs {
 
   /// Starts `arguments[0]` like ``run(_:input:environment:seconds:)`` and returns at once.
   ///
-  /// - Parameter seconds: After this long the program is stopped; nil runs it without `timeout(1)` in between, so
-  ///   that ``RunningProgram/send(_:)`` signals the program itself (SIGKILL cannot be passed on).
+  /// - Parameters:
+  ///   - arguments: The program and its arguments.
+  ///   - input: The program's standard input.
+  ///   - environment: The whole environment; the test process's own when nil.
+  ///   - seconds: After this long the program is stopped; nil runs it without `timeout(1)` in between, so
+  ///     that ``RunningProgram/send(_:)`` signals the program itself (SIGKILL cannot be passed on).
   public static func start(
     _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil, seconds: Int? = 60
   ) throws -> RunningProgram {

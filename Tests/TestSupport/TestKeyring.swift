@@ -3,16 +3,16 @@ import Testing
 
 /// The keyring the in-process tests share: the throw-away, unlocked gnome-keyring that `script/test` starts in a
 /// private D-Bus session. Outside `script/test` these tests are skipped rather than run against your own keyring.
-enum TestKeyring {
+public enum TestKeyring {
   /// Set by `script/test` inside its private session.
-  static let isPrivate = ProcessInfo.processInfo.environment["SPLINT_TEST_KEYRING"] == "private"
+  public static let isPrivate = ProcessInfo.processInfo.environment["SPLINT_TEST_KEYRING"] == "private"
 
   /// Enables a test only inside `script/test`'s private session.
-  static let required = Testing.ConditionTrait.enabled(
+  public static let required = Testing.ConditionTrait.enabled(
     if: isPrivate, "needs script/test's private gnome-keyring; tests never touch your own keyring")
 
   /// A service name no other test uses, so that tests running in parallel never see each other's items.
-  static func uniqueService(_ name: String = #function) -> String {
+  public static func uniqueService(_ name: String = #function) -> String {
     "splint-test.\(name.prefix { $0 != "(" }).\(UUID().uuidString)"
   }
 }
