@@ -6,6 +6,11 @@ let package = Package(
   products: [
     .library(name: "SplintSecrets", targets: ["SplintSecrets"]),
     .library(name: "SplintSettings", targets: ["SplintSettings"]),
+    .executable(name: "splintctl", targets: ["splintctl"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     .systemLibrary(
@@ -18,6 +23,17 @@ let package = Package(
       dependencies: ["CLibSecret"]
     ),
     .target(name: "SplintSettings"),
+    .executableTarget(
+      name: "splintctl",
+      dependencies: [
+        "SplintSecrets", "SplintSettings", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(
+      name: "SplintDemo",
+      dependencies: ["SplintSecrets", "SplintSettings"],
+      path: "Examples/Demo"
+    ),
     .executableTarget(
       name: "SecretsProbe",
       dependencies: ["SplintSecrets"],
@@ -36,6 +52,10 @@ let package = Package(
     .testTarget(
       name: "SplintSettingsTests",
       dependencies: ["SplintSettings", "SettingsProbe", "TestSupport"]
+    ),
+    .testTarget(
+      name: "SplintctlTests",
+      dependencies: ["splintctl", "TestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

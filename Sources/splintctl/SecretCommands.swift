@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import SplintSecrets
+
+struct SecretCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "secret",
+    abstract: "Store, read, delete and list secrets in the Secret Service (gnome-keyring, KeePassXC, KWallet).",
+    discussion: """
+      Items carry the attributes `service` and `username`, as secret-tool, Python keyring and go-keyring write \
+      them, so `splintctl secret read S U` reads what `secret-tool store service S username U` stored, and the \
+      reverse.
+      """,
+    subcommands: [Store.self, Read.self, Delete.self, List.self, Status.self]
+  )
+
+  struct Identity: ParsableArguments {
+    @Argument(help: "The service the secret belongs to (its `service` attribute).")
+    var service: String
+
+    @Argument(help: "Whose secret it is (its `username` attribute).")
+    var account: String
+  }
+
+  struct Store: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Store a secret read from standard input (never from the command line, so it never shows in ps).",
+      discussion: """
+        On a terminal, the secret is asked for without echo. From a pipe, everything up to the end is read, and \
+        one trailing newline (as `echo` adds) is dropped unless --binary is given. An existing secret is replaced.
+        """)
+
+    @OptionGroup var identity: Identity
+
+    @Option(
+      help: "The label keyring managers such as Seahorse show (default: Password for '<account>' on '<service>').")
+    var label: String?
+
+    @Flag(help: "Store standard input byte for byte, as application/octet-stream.")
+    var binary = false
+
+    func run() throws {
+      let credential = Credential(service: identity.service, account: identity.account, label: label)
+      var secret =
+        Output.stdinIsTerminal
+        ? Output.readHiddenLine(prompt: "Secret for \(identity.account) on \(identity.service): ") : Output.readAll()
+      if !binary, secret.last == UInt8(ascii: "\n") {
+        secret.removeLast()
+        if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+      }
+      guard !secret.isEmpty else {
+        throw failure(
+          "nothing to store: standard input was empty. Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret store ...",
+          ExitStatus.usage)
+      }
+      do {
+        if binary {
+          try credential.save(secret)
+        } else {
+          guard let text = String(validating: secret, as: UTF8.self) else {
+            throw failure("standard input is not UTF-8 text; store it with --binary.", ExitStatus.usage)
+          }
+          try credential.save(text)
+        }
+      } catch let error as CredentialError {
+        throw failure(error.description, error.status)
+      }
+    }
+  }
+
+  struct Read: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Print a secret. Exits with status 1, printing nothing, when there is none.",
+      discussion: "The secret is printed as stored, with a newline added only when the output is a terminal.")
+
+    @OptionGroup var identity: Identity
+
+    @Flag(help: "Print the secret's bytes exactly, even when they are not text.")
+    var binary = false
+
+    func run() throws {
+      let credential = Credential(service: identity.service, account: identity.account)
+      do {
+        guard let secret = try credential.readData() else {
+          throw failure(
+            "no secret is stored for account \(identity.account) of service \(identity.service).", ExitStatus.absent)
+        }
+        if !binary, String(validating: secret, as: UTF8.self) == nil {
+          throw failure("the stored secret is not UTF-8 text; print its bytes with --binary.", ExitStatus.failure)
+        }
+        Output.bytes(secret)
+        if Output.stdoutIsTerminal, !binary { Output.line("") }
+      } catch let error as CredentialError {
+        throw failure(error.description, error.status)
+      }
+    }
+  }
+
+  struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Delete a secret (every item that names it). Deleting a secret that is not there succeeds.")
+
+    @OptionGroup var identity: Identity
+
+    func run() throws {
+      do {
+        try Credential(service: identity.service, account: identity.account).delete()
+      } catch {
+        throw failure(error.description, error.status)
+      }
+    }
+  }
+
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the accounts that have a secret for a service.")
+
+    @Argument(help: "The service whose accounts to list.")
+    var service: String
+
+    func run() throws {
+      do {
+        for account in try Credential.accounts(service: service) { Output.line(account) }
+      } catch {
+        throw failure(error.description, error.status)
+      }
+    }
+  }
+
+  struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Say whether the Secret Service can be used here, and if not, what to do.",
+      discussion: "Writes nothing and shows no prompt. Exits 0 when it is available, 69 when it is not.")
+
+    func run() throws {
+      let availability = Credential.availability()
+      Output.line(availability.description)
+      if !availability.isAvailable { throw ExitStatus.unavailable }
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import ArgumentParser
+import Foundation
+import SplintSettings
+
+/// Which settings file a command works on.
+struct StoreOptions: ParsableArguments {
+  @Option(help: "The suite: the file $XDG_CONFIG_HOME/<suite>/settings.json (or ~/.config/<suite>/settings.json).")
+  var suite: String?
+
+  @Option(help: "The settings file itself, for system daemons and other places.")
+  var file: String?
+
+  func validate() throws {
+    guard (suite == nil) != (file == nil) else {
+      throw ValidationError("Name the settings with --suite NAME or --file PATH (one of them).")
+    }
+  }
+
+  /// The store named by the options.
+  func store() throws -> SettingsStore {
+    let url: URL
+    if let file {
+      url = URL(fileURLWithPath: file)
+    } else {
+      do {
+        url = try SettingsStore.fileURL(forSuite: suite ?? "")
+      } catch {
+        throw failure(error.description, error.status)
+      }
+    }
+    return SettingsStore(fileURL: url)
+  }
+
+  /// The store, for a change: a problem with the file is told on standard error, and the change goes ahead (the
+  /// bad file is kept beside the new one).
+  func storeForChange() throws -> SettingsStore {
+    let store = try store()
+    if let problem = store.fileError { Output.error("splintctl: warning: \(problem.description)") }
+    return store
+  }
+}
+
+struct GetCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "get",
+    abstract: "Print a setting's value as JSON. Exits with status 1, printing nothing, when it is not set.")
+
+  @OptionGroup var options: StoreOptions
+
+  @Argument(help: "The setting's key.")
+  var key: String
+
+  func run() throws {
+    let store = try options.store()
+    if let problem = store.fileError { throw failure(problem.description, problem.status) }
+    guard let value = store.value(forKey: key) else {
+      throw failure("\(key) is not set in \(store.fileURL.path).", ExitStatus.absent)
+    }
+    Output.line(value.prettyDescription)
+  }
+}
+
+struct SetCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "set",
+    abstract: "Set a setting. VALUE is taken as JSON when it is valid JSON, otherwise as a string.",
+    discussion: """
+      `splintctl set --suite app retries 3` stores the number 3, `... enabled true` a boolean, \
+      `... hosts '["a", "b"]'` an array, and `... name Alice` the string "Alice". --string stores VALUE as a \
+      string even when it is valid JSON (`--string zip 02134`). Other processes watching the file see the change \
+      at once; keys this command does not set are kept exactly.
+      """)
+
+  @OptionGroup var options: StoreOptions
+
+  @Argument(help: "The setting's key.")
+  var key: String
+
+  @Argument(help: "The value: JSON, or else a string.")
+  var value: String
+
+  @Flag(help: "Store VALUE as a string even when it is valid JSON.")
+  var string = false
+
+  func run() throws {
+    let json = string ? .string(value) : (try? JSONValue(parsing: value)) ?? .string(value)
+    do {
+      try options.storeForChange().set(json, forKey: key)
+    } catch let error as SettingsError {
+      throw failure(error.description, error.status)
+    }
+  }
+}
+
+struct DeleteCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "delete",
+    abstract: "Remove a setting, so that programs read their default. Removing one that is not set succeeds.")
+
+  @OptionGroup var options: StoreOptions
+
+  @Argument(help: "The setting's key.")
+  var key: String
+
+  func run() throws {
+    do {
+      try options.storeForChange().removeValue(forKey: key)
+    } catch let error as SettingsError {
+      throw failure(error.description, error.status)
+    }
+  }
+}
+
+struct ListCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "Print every setting, as one JSON object.")
+
+  @OptionGroup var options: StoreOptions
+
+  func run() throws {
+    let store = try options.store()
+    if let problem = store.fileError { throw failure(problem.description, problem.status) }
+    Output.line(JSONValue.object(store.values).prettyDescription)
+  }
+}
+
+struct PathCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "path", abstract: "Print the settings file's path (the file need not exist).")
+
+  @OptionGroup var options: StoreOptions
+
+  func run() throws {
+    Output.line(try options.store().fileURL.path)
+  }
+}
+
+struct WatchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "watch",
+    abstract: "Print each change to the settings, one line per key, as it happens, until interrupted.",
+    discussion: """
+      A line reads `KEY VALUE` (VALUE as compact JSON), or `KEY removed`. With --json, each line is a JSON object: \
+      {"key": KEY, "value": VALUE} or {"key": KEY, "removed": true}. Changes made by any process, and hand edits, \
+      are seen. Problems with the file are told on standard error.
+      """)
+
+  @OptionGroup var options: StoreOptions
+
+  @Argument(help: "The keys to watch; every key when none are given.")
+  var keys: [String] = []
+
+  @Flag(help: "Print one JSON object per line.")
+  var json = false
+
+  func run() async throws {
+    let store = try options.store()
+    let changes = store.changes()
+    let errors = store.errors()
+    Task {
+      for await error in errors { Output.error("splintctl: warning: \(error.description)") }
+    }
+    let wanted = Set(keys)
+    for await changed in changes {
+      for key in changed.sorted() where wanted.isEmpty || wanted.contains(key) {
+        Output.line(line(for: key, value: store.value(forKey: key)))
+      }
+    }
+  }
+
+  private func line(for key: String, value: JSONValue?) -> String {
+    switch (json, value) {
+    case (false, let value?): "\(key) \(value)"
+    case (false, nil): "\(key) removed"
+    case (true, let value?): JSONValue.object(["key": .string(key), "value": value]).description
+    case (true, nil): JSONValue.object(["key": .string(key), "removed": .bool(true)]).description
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import SplintSecrets
+import SplintSettings
+
+@main
+struct Splintctl: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "splintctl",
+    abstract: "Secrets in the Secret Service and settings in JSON files, from a shell.",
+    discussion: """
+      Secrets (`splintctl secret ...`) are the items secret-tool, Python keyring and go-keyring use: attributes \
+      `service` and `username`. Settings (`get`, `set`, `delete`, `list`, `path`, `watch`) are the JSON files \
+      Splint's SettingsStore uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
+      with a throw-away Secret Service, as tests in CI need.
+
+      Exit status:
+        0   success
+        1   absent: no such secret or setting
+        64  usage error: a bad argument, an empty secret, an invalid suite name
+        69  the Secret Service is unavailable or locked (or timed out)
+        70  any other failure, such as a settings file that cannot be written
+      `splintctl sandbox` exits with its command's status.
+      """,
+    subcommands: [
+      SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
+      PathCommand.self, WatchCommand.self, SandboxCommand.self,
+    ]
+  )
+}
+
+/// The exit statuses `splintctl` documents.
+enum ExitStatus {
+  static let absent = ExitCode(1)
+  static let usage = ExitCode(64)
+  static let unavailable = ExitCode(69)
+  static let failure = ExitCode(70)
+}
+
+/// Prints `message` to standard error as one `splintctl:` line, and returns `status` to throw.
+func failure(_ message: String, _ status: ExitCode) -> ExitCode {
+  Output.error("splintctl: \(message)")
+  return status
+}
+
+extension CredentialError {
+  /// The exit status for this error.
+  var status: ExitCode {
+    switch self {
+    case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut:
+      ExitStatus.unavailable
+    case .invalidArgument:
+      ExitStatus.usage
+    case .cancelled, .notText, .backend:
+      ExitStatus.failure
+    }
+  }
+}
+
+extension SettingsError {
+  /// The exit status for this error.
+  var status: ExitCode {
+    switch self {
+    case .invalidJSON, .invalidSuiteName, .unencodableValue:
+      ExitStatus.usage
+    case .corruptFile, .unreadableFile, .undecodableValue, .writeFailed:
+      ExitStatus.failure
+    }
+  }
+}
