@@ -30,7 +30,7 @@ public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible 
   case cancelled
   /// An argument can never be stored; the text says which and why. Nothing was sent to the Secret Service.
   case invalidArgument(String)
-  /// The stored secret is not UTF-8 text, so ``Credential/read()`` cannot return it as a `String`.
+  /// The stored secret is not UTF-8 text, so ``Credential/read()-4yx99`` cannot return it as a `String`.
   case notText
   /// Any other failure, as the Secret Service or libsecret reported it (a GLib error domain, code and message).
   case backend(domain: String, code: Int, message: String)
