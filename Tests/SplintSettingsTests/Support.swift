@@ -5,24 +5,7 @@ import Testing
 
 @testable import SplintSettings
 
-/// A directory of its own for one test, removed when the test's suite instance goes away.
-final class Scratch: Sendable {
-  let directory: URL
-
-  init() {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-settings-\(UUID())")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(at: directory)
-  }
-
-  /// A path inside the directory.
-  func url(_ components: String...) -> URL {
-    components.reduce(directory) { $0.appendingPathComponent($1) }
-  }
-
+extension Scratch {
   /// A store on `settings.json` (or `name`) inside the directory.
   func store(_ name: String = "settings.json") -> SettingsStore {
     SettingsStore(fileURL: url(name))
@@ -35,18 +18,6 @@ extension SettingsStore {
 
   /// How many times this process has written the file.
   var writeCount: Int { file.writeCount }
-}
-
-/// Waits until `condition` holds, checking every few milliseconds, for at most `seconds`. This bounds a wait for
-/// something asynchronous (another process's write, an inotify event); it is not a speed check, which is the
-/// benchmark's job. Returns whether the condition came to hold.
-func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while !condition() {
-    if Date() > deadline { return false }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return true
 }
 
 /// The elements `stream` yields until one satisfies `last`, or those it yielded before `seconds` passed.

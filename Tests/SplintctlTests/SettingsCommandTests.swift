@@ -5,8 +5,8 @@ import Testing
 /// `splintctl get`, `set`, `delete`, `list`, `path` and `watch`, on files in a temporary directory.
 @Suite("splintctl settings")
 struct SettingsCommandTests {
-  let directory = TemporaryDirectory()
-  var file: String { directory.path("settings.json") }
+  let scratch = Scratch()
+  var file: String { scratch.url("settings.json").path }
 
   @Test func setTakesJSONWhenItIsJSONAndAStringOtherwise() throws {
     for (key, value) in [
@@ -43,9 +43,9 @@ struct SettingsCommandTests {
 
   @Test func suitesLiveUnderXDGConfigHome() throws {
     var environment = ProcessInfo.processInfo.environment
-    environment["XDG_CONFIG_HOME"] = directory.url.path
+    environment["XDG_CONFIG_HOME"] = scratch.directory.path
     let path = try Programs.run([Programs.helper("splintctl"), "path", "--suite", "app"], environment: environment)
-    #expect(path.stdout == directory.path("app/settings.json") + "\n")
+    #expect(path.stdout == scratch.url("app/settings.json").path + "\n")
   }
 
   @Test func badChoicesOfFileAreUsageErrors() throws {
@@ -69,13 +69,15 @@ struct SettingsCommandTests {
     #expect(set.status == 0)
     #expect(set.stderr.hasPrefix("splintctl: warning: The settings file"))
     #expect(try splintctl("get", "--file", file, "a").stdout == "1\n")
-    let kept = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("corrupt") }
+    let kept = try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).filter {
+      $0.contains("corrupt")
+    }
     #expect(kept.count == 1)
   }
 
   @Test func aWriteThatFailsExitsSeventy() throws {
-    try Data().write(to: directory.url.appendingPathComponent("blocker"))
-    let output = try splintctl("set", "--file", directory.path("blocker/settings.json"), "a", "1")
+    try Data().write(to: scratch.directory.appendingPathComponent("blocker"))
+    let output = try splintctl("set", "--file", scratch.url("blocker/settings.json").path, "a", "1")
     #expect(output.status == 70)
     #expect(output.stderr.contains("Could not write the settings file"))
   }

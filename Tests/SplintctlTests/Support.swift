@@ -14,28 +14,3 @@ func splintctl(
 func splintctl(_ arguments: [String], bytes: Data) throws -> ProgramOutput {
   try Programs.run([Programs.helper("splintctl")] + arguments, input: bytes)
 }
-
-/// A temporary directory, removed with the test's suite instance.
-final class TemporaryDirectory: Sendable {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("splintctl-test-\(UUID())")
-
-  init() {
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(at: url)
-  }
-
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
-/// Waits until `condition` holds, for at most `seconds`; a bound on waiting for another process, not a speed check.
-func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while !condition() {
-    if Date() > deadline { return false }
-    try? await Task.sleep(for: .milliseconds(10))
-  }
-  return true
-}
