@@ -67,8 +67,9 @@ struct SetCommand: ParsableCommand {
     discussion: """
       `splintctl set --suite app retries 3` stores the number 3, `... enabled true` a boolean, \
       `... hosts '["a", "b"]'` an array, and `... name Alice` the string "Alice". --string stores VALUE as a \
-      string even when it is valid JSON (`--string zip 02134`). Other processes watching the file see the change \
-      at once; keys this command does not set are kept exactly.
+      string even when it is valid JSON (`--string zip 02134`). A value that starts with "-", such as a negative \
+      number, goes after --: `splintctl set --suite app offset -- -5`. Other processes watching the file see the \
+      change at once; keys this command does not set are kept exactly.
       """)
 
   @OptionGroup var options: StoreOptions

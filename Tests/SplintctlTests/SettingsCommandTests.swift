@@ -27,6 +27,13 @@ struct SettingsCommandTests {
     )
   }
 
+  @Test func aValueStartingWithADashGoesAfterTheTerminator() throws {
+    #expect(try splintctl("set", "--file", file, "offset", "-5").status == 64)
+    #expect(try splintctl("set", "--file", file, "offset", "--", "-5").status == 0)
+    #expect(try splintctl("get", "--file", file, "offset").stdout == "-5\n")
+    #expect(try splintctl("set", "--help").stdout.contains("goes after --"))
+  }
+
   @Test func getOfAnAbsentKeyExitsOneWithNothingOnStdout() throws {
     let output = try splintctl("get", "--file", file, "missing")
     #expect(output.status == 1)
