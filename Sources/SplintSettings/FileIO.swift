@@ -102,7 +102,8 @@ enum FileIO {
   /// Replaces the file at `path` with `bytes`, so that a crash at any moment leaves either the old or the new
   /// content, never a mix or an empty file: write a new file beside it, fsync, rename it over the old one, fsync
   /// the directory. A new file gets mode 0600; a replaced one keeps its mode. On failure the old file is untouched.
-  static func replace(_ path: String, with bytes: [UInt8]) throws(FileIOError) {
+  /// Without `sync` (for measuring what durability costs), the two fsyncs are left out: still atomic, not durable.
+  static func replace(_ path: String, with bytes: [UInt8], sync: Bool = true) throws(FileIOError) {
     let directory = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     var existing = stat()
@@ -121,13 +122,13 @@ enum FileIO {
           bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         }
       }
-      try retrying("fsync", path) { fsync(descriptor) }
+      if sync { try retrying("fsync", path) { fsync(descriptor) } }
       try retrying("rename", path) { rename(temporary, path) }
     } catch {
       unlink(temporary)
       throw error
     }
-    try syncDirectory(directory)
+    if sync { try syncDirectory(directory) }
   }
 
   /// Makes a rename in `directory` survive a power loss.

@@ -14,6 +14,8 @@ final class SettingsFile: WatchedFile {
   let url: URL
   /// The path as given; it may be a symlink, which writes follow.
   let path: String
+  /// Whether writes are made durable with fsync (always, but for the benchmark that measures what that costs).
+  let syncsToDisk: Bool
 
   /// File I/O state. Held for the whole of each write or reload, so that those happen one at a time in order.
   private let io: Mutex<IOState>
@@ -65,20 +67,23 @@ final class SettingsFile: WatchedFile {
 
   /// The instance for the file at `url`, made on first use. Paths that name the same file (through a symlink, a
   /// `..`) share one instance.
-  static func shared(for url: URL) -> SettingsFile {
+  ///
+  /// - Parameter syncsToDisk: For a file made here; an instance that exists already keeps its own.
+  static func shared(for url: URL, syncsToDisk: Bool = true) -> SettingsFile {
     let path = url.standardizedFileURL.path
     let key = FileIO.canonicalPath(path)
     return registry.withLock { registry in
       if let file = registry[key]?.file { return file }
-      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path))
+      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), syncsToDisk: syncsToDisk)
       registry[key] = WeakFile(file: file)
       return file
     }
   }
 
-  private init(path: String, url: URL) {
+  private init(path: String, url: URL, syncsToDisk: Bool) {
     self.path = path
     self.url = url
+    self.syncsToDisk = syncsToDisk
     io = Mutex(IOState())
     shared = Mutex(Shared())
     // Watched first, so that no change slips between loading and watching. The directory must exist to be
@@ -207,7 +212,7 @@ final class SettingsFile: WatchedFile {
             return .success((result, adopt(document, identity: found?.identity, in: &io)))
           }
           if corrupt { try FileIO.link(target, as: "\(target).corrupt-\(Self.timestamp())") }
-          try FileIO.replace(target, with: document.rendered())
+          try FileIO.replace(target, with: document.rendered(), sync: syncsToDisk)
           io.writes += 1
           return .success((result, adopt(document, identity: FileIO.identity(path), in: &io)))
         }

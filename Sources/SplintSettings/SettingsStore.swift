@@ -52,6 +52,12 @@ public final class SettingsStore: Sendable {
     file = SettingsFile.shared(for: fileURL)
   }
 
+  /// A store whose writes skip fsync: still atomic (a reader sees the whole old or the whole new file), but a power
+  /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
+  package init(fileURL: URL, syncsToDisk: Bool) {
+    file = SettingsFile.shared(for: fileURL, syncsToDisk: syncsToDisk)
+  }
+
   /// The settings file.
   public var fileURL: URL { file.url }
 

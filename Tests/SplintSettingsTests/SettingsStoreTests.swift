@@ -77,6 +77,15 @@ import Testing
     #expect(try store.update { $0[count] } == 5)
   }
 
+  @Test func aStoreThatSkipsFsyncStillReplacesTheFileWhole() throws {
+    let store = SettingsStore(fileURL: scratch.url("fast.json"), syncsToDisk: false)
+    #expect(!store.file.syncsToDisk)
+    try store.set(.int(1), forKey: "a")
+    try store.set(.int(2), forKey: "a")
+    #expect(store.text == "{\n  \"a\": 2\n}\n")
+    #expect(scratch.store().file.syncsToDisk)
+  }
+
   @Test func keysThisProcessDoesNotKnowAreKeptExactly() throws {
     let original = "{\n  \"theirs\" : { \"b\":1,\"a\" :[ 1.50, \"\\u00e9\" ] },\n  \"mine\": 1\n}\n"
     try original.write(to: scratch.url("settings.json"), atomically: true, encoding: .utf8)
