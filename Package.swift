@@ -30,6 +30,11 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "SplintBench",
+      dependencies: ["SplintSecrets", "SplintSettings", "CLibSecret"],
+      path: "Benchmarks/SplintBench"
+    ),
+    .executableTarget(
       name: "SplintDemo",
       dependencies: ["SplintSecrets", "SplintSettings"],
       path: "Examples/Demo"

@@ -1,0 +1,54 @@
+// script/bench runs this in release mode inside `splintctl sandbox`:
+//
+//   SplintBench run [--quick]                  every measurement, as a Markdown report on standard output
+//   SplintBench watch FILE READY               (child) the watcher of a propagation measurement
+//   SplintBench raw-watch DIRECTORY NAME READY (child) the bare inotify watcher, the floor
+//   SplintBench rss COUNT                      (child) the memory of COUNT Settings
+
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch (arguments.first, arguments.count) {
+case ("watch", 3):
+  await watchMode(file: arguments[1], ready: arguments[2])
+case ("raw-watch", 4):
+  RawInotify.watch(directory: arguments[1], name: arguments[2], ready: arguments[3])
+case ("rss", 2):
+  rssMode(count: Int(arguments[1]) ?? 0)
+case ("run", _):
+  let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes.full
+  let environment = ProcessInfo.processInfo.environment
+  let splintctl = environment["SPLINTCTL"] ?? "splintctl"
+  let started = now()
+  var report = Report()
+  do {
+    try benchmarkSecrets(sizes, into: &report)
+    try benchmarkSettings(sizes, into: &report)
+    try benchmarkPropagation(sizes, splintctl: splintctl, into: &report)
+    try benchmarkScale(sizes, into: &report)
+  } catch {
+    FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
+    exit(1)
+  }
+  report.line("The measurements took \(format(Double(now() - started))).")
+  let command = "script/bench" + (sizes.propagationChanges == Sizes.quick.propagationChanges ? " --quick" : "")
+  print(
+    """
+    # Benchmarks
+
+    Measured by `\(command)` (release build) on \(environment["BENCH_DATE"] ?? "an unrecorded date"), in one run; \
+    each comparison alternates with its anchor, so that a busy machine slows both sides alike. A benchmark, not a \
+    test: nothing fails on a missed target.
+
+    - Machine: \(environment["BENCH_MACHINE"] ?? "unrecorded")
+    - Software: \(environment["BENCH_SOFTWARE"] ?? "unrecorded")
+
+    ## Targets
+
+    \(report.targetTable)
+    \(report.text)
+    """, terminator: "")
+default:
+  FileHandle.standardError.write(Data("usage: SplintBench run [--quick]\n".utf8))
+  exit(64)
+}
