@@ -16,7 +16,8 @@
 public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No D-Bus session bus is reachable, so no Secret Service can be.
   case noSessionBus
-  /// The session bus works, but nothing on it provides the Secret Service (`org.freedesktop.secrets`).
+  /// The session bus works, but nothing on it provides the Secret Service (`org.freedesktop.secrets`), or the
+  /// provider went away in the middle of the call.
   case serviceUnavailable
   /// The Secret Service has no default collection (keyring) to store secrets in.
   case noDefaultCollection
@@ -47,8 +48,8 @@ public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible 
         """
     case .serviceUnavailable:
       return """
-        No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets). \
-        Install and start one, for example gnome-keyring: `sudo apt-get install gnome-keyring`, then log in to \
+        No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets), or it stopped \
+        in the middle of the call. Install and start one, for example gnome-keyring: `sudo apt-get install gnome-keyring`, then log in to \
         a desktop session or run `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`. \
         KeePassXC and KWallet can provide the Secret Service too.
         """

@@ -115,6 +115,113 @@ final class Watchdog: Sendable {
   }
 }
 
+// MARK: - The connection, with libsecret's prompt completion repaired
+
+/// The one connection to the Secret Service that every call shares: a proxy of our own subclass of
+/// `SecretService`, opened on first use and dropped by ``drop()`` when the provider has restarted.
+///
+/// The subclass exists for one repair. When a prompt ends without a result (its provider went away mid-prompt, or
+/// sent a result of another type than asked for), libsecret's `secret_service_real_prompt_async` hands a NULL
+/// error to `g_task_return_error`, which GLib refuses, so its GTask never completes: the synchronous call above it
+/// (an unlock inside a lookup, say) waits forever, and no GCancellable can end it. Verified on libsecret 0.20.5;
+/// the code is the same upstream. Our `prompt_async` completes the task in that case too, with "still locked".
+enum SecretServiceConnection {
+  /// One reference to a `SplintSecretService` proxy. `GDBusProxy`, and `SecretService` on top of it, may be used
+  /// from any thread (libsecret shares its own default instance between threads the same way), and the pointer
+  /// never changes: sharing it is safe, which the compiler cannot know of a C pointer.
+  private final class Proxy: @unchecked Sendable {
+    let service: UnsafeMutablePointer<SecretService>
+    init(owning service: UnsafeMutablePointer<SecretService>) { self.service = service }
+    deinit { g_object_unref(service) }
+  }
+
+  private static let current = Mutex<Proxy?>(nil)
+
+  /// The shared proxy, opened (with its session) first if needed, with one reference for the caller to release.
+  static func retained(call: LibSecretCall) throws(CredentialError) -> UnsafeMutablePointer<SecretService> {
+    let proxy = try shared(call: call)
+    g_object_ref(proxy.service)
+    return proxy.service
+  }
+
+  /// Drops the shared proxy, so that the next call opens a new one, with a new session, to whichever process owns
+  /// the Secret Service's bus name now. Calls still running keep the old one until they end.
+  static func drop() {
+    current.withLock { $0 = nil }
+  }
+
+  /// The shared proxy. Opened outside the lock, so that no call waits for another's: two threads may both open
+  /// one, and the second to finish uses the first one's.
+  private static func shared(call: LibSecretCall) throws(CredentialError) -> Proxy {
+    if let proxy = current.withLock({ $0 }) { return proxy }
+    var error: UnsafeMutablePointer<GError>?
+    let opened = secret_service_open_sync(serviceType, nil, SECRET_SERVICE_OPEN_SESSION, call.gCancellable, &error)
+    try LibSecret.throwIfSet(error, call: call)
+    // libsecret sets an error whenever it returns NULL here.
+    guard let opened else { throw .serviceUnavailable }  // coverage:ignore — NULL comes only with an error
+    let proxy = Proxy(owning: opened)
+    return current.withLock { current in
+      if let winner = current { return winner }
+      current = proxy
+      return proxy
+    }
+  }
+
+  /// `SplintSecretService`: `SecretService` with ``promptAsync`` and ``promptFinish`` in place of libsecret's.
+  private static let serviceType: GType = {
+    let parent = secret_service_get_type()
+    let existing = g_type_from_name("SplintSecretService")
+    // Another copy of this library in the process registered it, with these same functions.
+    guard existing == 0 else { return existing }  // coverage:ignore — one copy of the library per test process
+    var query = GTypeQuery()
+    g_type_query(parent, &query)
+    return g_type_register_static_simple(
+      parent, "SplintSecretService", query.class_size,
+      { typeClass, _ in
+        guard let serviceClass = typeClass?.assumingMemoryBound(to: SecretServiceClass.self) else { return }
+        serviceClass.pointee.prompt_async = promptAsync
+        serviceClass.pointee.prompt_finish = promptFinish
+      },
+      query.instance_size, nil, GTypeFlags(rawValue: 0))
+  }()
+
+  /// Runs the prompt, and completes the task whatever happens: with the prompt's result, its error, or, when it
+  /// ended with neither, `SECRET_ERROR_IS_LOCKED` (nothing was unlocked, created or deleted).
+  private static let promptAsync:
+    @convention(c) (
+      UnsafeMutablePointer<SecretService>?, UnsafeMutablePointer<SecretPrompt>?, OpaquePointer?,
+      UnsafeMutablePointer<GCancellable>?, GAsyncReadyCallback?, gpointer?
+    ) -> Void = { service, prompt, returnType, cancellable, callback, userData in
+      let task = g_task_new(service, cancellable, callback, userData)
+      secret_prompt_perform(
+        prompt, nil, returnType, cancellable,
+        { source, result, taskPointer in
+          guard let task = taskPointer.map(OpaquePointer.init) else { return }  // coverage:ignore — always set
+          defer { g_object_unref(UnsafeMutableRawPointer(task)) }
+          var error: UnsafeMutablePointer<GError>?
+          let prompt = source.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: SecretPrompt.self) }
+          if let value = secret_prompt_perform_finish(prompt, result, &error) {
+            g_task_return_pointer(task, UnsafeMutableRawPointer(value)) { g_variant_unref(OpaquePointer($0)) }
+          } else {
+            g_task_return_error(
+              task,
+              error
+                ?? g_error_new_literal(
+                  secret_error_get_quark(), gint(SECRET_ERROR_IS_LOCKED.rawValue),
+                  "The prompt ended without a result: it was dismissed, or the Secret Service went away"))
+          }
+        }, UnsafeMutableRawPointer(task))
+    }
+
+  /// The prompt's result (one reference, for the caller), or its error.
+  private static let promptFinish:
+    @convention(c) (
+      UnsafeMutablePointer<SecretService>?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
+    ) -> OpaquePointer? = { _, result, error in
+      g_task_propagate_pointer(result, error).map(OpaquePointer.init)
+    }
+}
+
 // MARK: - Items
 
 /// A Secret Service item found by ``LibSecret/search(_:call:)``. Owns one reference to its `SecretItem` proxy.
@@ -164,7 +271,9 @@ final class LibSecretItem {
     for item in items.reversed() { list = g_list_prepend(list, item.item) }
     defer { g_list_free(list) }
     var error: UnsafeMutablePointer<GError>?
-    let count = secret_service_unlock_sync(nil, list, call.gCancellable, nil, &error)
+    // Through the items' own proxy (ours), never libsecret's default one, whose prompts can hang.
+    let service = items.first.flatMap { secret_item_get_service($0.item) }
+    let count = secret_service_unlock_sync(service, list, call.gCancellable, nil, &error)
     try LibSecret.throwIfSet(error, call: call)
     return Int(count)
   }
@@ -179,10 +288,11 @@ enum LibSecret {
   /// nil when no unlocked item matches. The secret is copied out of libsecret's non-pageable memory, which
   /// libsecret wipes when the value is freed.
   static func lookup(_ attributes: [String: String], call: LibSecretCall) throws(CredentialError) -> Data? {
-    try connectedBus(call: call)
+    let service = try service(call: call)
+    defer { g_object_unref(service) }
     return try withAttributes(attributes) { table throws(CredentialError) -> Data? in
       var error: UnsafeMutablePointer<GError>?
-      let value = secret_service_lookup_sync(nil, splint_generic_schema(), table, call.gCancellable, &error)
+      let value = secret_service_lookup_sync(service, splint_generic_schema(), table, call.gCancellable, &error)
       try throwIfSet(error, call: call)
       guard let value else { return nil }
       defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
@@ -194,11 +304,12 @@ enum LibSecret {
 
   /// Every item, locked or not, in every collection, whose attributes include `attributes`. Prompts for nothing.
   static func search(_ attributes: [String: String], call: LibSecretCall) throws(CredentialError) -> [LibSecretItem] {
-    try connectedBus(call: call)
+    let service = try service(call: call)
+    defer { g_object_unref(service) }
     return try withAttributes(attributes) { table throws(CredentialError) -> [LibSecretItem] in
       var error: UnsafeMutablePointer<GError>?
       let list = secret_service_search_sync(
-        nil, splint_generic_schema(), table, SECRET_SEARCH_ALL, call.gCancellable, &error)
+        service, splint_generic_schema(), table, SECRET_SEARCH_ALL, call.gCancellable, &error)
       defer { g_list_free_full(list) { g_object_unref($0) } }
       try throwIfSet(error, call: call)
       var items: [LibSecretItem] = []
@@ -221,15 +332,16 @@ enum LibSecret {
   static func store(
     _ secret: Data, contentType: String, attributes: [String: String], label: String, call: LibSecretCall
   ) throws(CredentialError) {
-    try connectedBus(call: call)
+    let service = try service(call: call)
+    defer { g_object_unref(service) }
     try withAttributes(attributes) { table throws(CredentialError) in
       try withValue(secret, contentType: contentType) { value throws(CredentialError) in
         do throws(CredentialError) {
           try check(call) {
-            secret_service_store_sync(nil, splint_generic_schema(), table, nil, label, value, call.gCancellable, $0)
+            secret_service_store_sync(service, splint_generic_schema(), table, nil, label, value, call.gCancellable, $0)
           }
         } catch let failure {
-          if case .backend = failure, try defaultCollection(call: call) == nil { throw .noDefaultCollection }
+          if case .backend = failure, try defaultCollection(service, call: call) == nil { throw .noDefaultCollection }
           throw failure
         }
       }
@@ -239,23 +351,24 @@ enum LibSecret {
   /// Returns when secrets can be stored now; otherwise throws what stands in the way. Writes nothing and prompts
   /// for nothing.
   static func checkAvailability(call: LibSecretCall) throws(CredentialError) {
-    try connectedBus(call: call)
-    guard let collection = try defaultCollection(call: call) else { throw .noDefaultCollection }
+    let service = try service(call: call)
+    defer { g_object_unref(service) }
+    guard let collection = try defaultCollection(service, call: call) else { throw .noDefaultCollection }
     defer { g_object_unref(collection) }
     if secret_collection_get_locked(collection) != 0 { throw .locked }
   }
 
-  /// Whether `error` can mean that the provider restarted since libsecret connected. libsecret's cached proxy
-  /// keeps sending to the unique bus name of the process that is gone ("The name :1.0 was not provided by any
+  /// Whether `error` can mean that the provider restarted since the shared proxy was opened. The proxy keeps
+  /// sending to the unique bus name of the process that is gone ("The name :1.0 was not provided by any
   /// .service files"), which reads as `serviceUnavailable` until the proxy is dropped.
   static func isStaleConnection(_ error: CredentialError) -> Bool {
     error == .serviceUnavailable
   }
 
-  /// Drops libsecret's cached connection to the Secret Service, so that the next call opens a new one with a new
-  /// session. Needed after the provider restarts: the cached proxy and session belong to the process that is gone.
+  /// Drops the shared connection to the Secret Service, so that the next call opens a new one with a new session.
+  /// Needed after the provider restarts: the proxy and session belong to the process that is gone.
   static func disconnect() {
-    secret_service_disconnect()
+    SecretServiceConnection.drop()
   }
 
   // MARK: Helpers
@@ -273,15 +386,19 @@ enum LibSecret {
     g_object_unref(UnsafeMutableRawPointer(bus))
   }
 
+  /// The shared Secret Service proxy (see ``SecretServiceConnection``), with one reference for the caller to
+  /// release, after checking that there is a session bus.
+  private static func service(call: LibSecretCall) throws(CredentialError) -> UnsafeMutablePointer<SecretService> {
+    try connectedBus(call: call)
+    return try SecretServiceConnection.retained(call: call)
+  }
+
   /// The collection the `default` alias points to (one reference, for the caller to release), or nil when the
   /// Secret Service has none.
   private static func defaultCollection(
-    call: LibSecretCall
+    _ service: UnsafeMutablePointer<SecretService>, call: LibSecretCall
   ) throws(CredentialError) -> UnsafeMutablePointer<SecretCollection>? {
     var error: UnsafeMutablePointer<GError>?
-    let service = secret_service_get_sync(SECRET_SERVICE_NONE, call.gCancellable, &error)
-    try throwIfSet(error, call: call)
-    defer { g_object_unref(service) }
     let collection = secret_collection_for_alias_sync(
       service, "default", SECRET_COLLECTION_NONE, call.gCancellable, &error)
     try throwIfSet(error, call: call)
@@ -367,8 +484,9 @@ extension CredentialError {
     switch (domain, code) {
     case ("secret-error", Int(SECRET_ERROR_IS_LOCKED.rawValue)):
       self = .locked
+    // NO_REPLY: the provider went away in the middle of the call (it crashed, or was killed).
     case (dbus, Int(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue)), (dbus, Int(G_DBUS_ERROR_NAME_HAS_NO_OWNER.rawValue)),
-      (dbus, spawnErrors):
+      (dbus, Int(G_DBUS_ERROR_NO_REPLY.rawValue)), (dbus, spawnErrors):
       self = .serviceUnavailable
     case (dbus, Int(G_DBUS_ERROR_TIMEOUT.rawValue)), (dbus, Int(G_DBUS_ERROR_TIMED_OUT.rawValue)),
       (io, Int(G_IO_ERROR_TIMED_OUT.rawValue)):

@@ -91,11 +91,22 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   // MARK: - Operations
 
   private func read(_ credential: Credential, call: LibSecretCall) throws(CredentialError) -> Data? {
-    if let secret = try LibSecret.lookup(credential.attributes, call: call) { return secret }
-    // libsecret says "nothing" both when nothing matches and when the matches stayed locked. Tell them apart.
-    let items = try LibSecret.search(credential.attributes, call: call)
-    if items.contains(where: \.isLocked) { throw Self.stillLocked }
-    return nil
+    var tries = 0
+    while true {
+      tries += 1
+      do throws(CredentialError) {
+        if let secret = try LibSecret.lookup(credential.attributes, call: call) { return secret }
+      } catch .locked {
+        // Its unlock prompt ended without a result; the search below tells whether the matches stayed locked.
+      }
+      // libsecret says "nothing" both when nothing matches and when the matches stayed locked. Tell them apart.
+      let items = try LibSecret.search(credential.attributes, call: call)
+      if items.contains(where: \.isLocked) { throw Self.stillLocked }
+      // Matches, all unlocked, that the lookup did not find were unlocked in the meantime (by another program, or
+      // behind a prompt that was then dismissed): look again. Three times, against a provider that lists items
+      // whose secrets it does not give out.
+      if items.isEmpty || tries == 3 { return nil }
+    }
   }
 
   private func save(
@@ -137,7 +148,12 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// Unlocks the locked ones among `items`, which may show a prompt, or throws if any stay locked.
   private func unlock(_ items: [LibSecretItem], call: LibSecretCall) throws(CredentialError) {
     let locked = items.filter(\.isLocked)
-    if !locked.isEmpty, try LibSecretItem.unlock(locked, call: call) < locked.count { throw Self.stillLocked }
+    guard !locked.isEmpty else { return }
+    do throws(CredentialError) {
+      if try LibSecretItem.unlock(locked, call: call) < locked.count { throw Self.stillLocked }
+    } catch .locked {
+      throw Self.stillLocked  // the prompt ended without a result
+    }
   }
 
   /// A collection that stayed locked after libsecret asked to unlock it. Where a display exists the Secret Service
@@ -150,8 +166,8 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
 
   // MARK: - Running operations
 
-  /// Runs `operation` within the timeout. When the provider has restarted since libsecret connected, the first
-  /// call fails on the old session; libsecret then reconnects and the operation runs once more.
+  /// Runs `operation` within the timeout. When the provider has restarted since the shared proxy was opened, the
+  /// first call fails on the old session; the proxy is then opened again and the operation runs once more.
   private func perform<T>(
     _ call: LibSecretCall, _ operation: (LibSecretCall) throws(CredentialError) -> T
   ) throws(CredentialError) -> T {

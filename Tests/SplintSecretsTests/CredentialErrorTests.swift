@@ -31,6 +31,7 @@ import Testing
       ("secret-error", SECRET_ERROR_IS_LOCKED.rawValue, CredentialError.locked),
       ("g-dbus-error-quark", G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue, .serviceUnavailable),
       ("g-dbus-error-quark", G_DBUS_ERROR_NAME_HAS_NO_OWNER.rawValue, .serviceUnavailable),
+      ("g-dbus-error-quark", G_DBUS_ERROR_NO_REPLY.rawValue, .serviceUnavailable),
       ("g-dbus-error-quark", G_DBUS_ERROR_SPAWN_EXEC_FAILED.rawValue, .serviceUnavailable),
       ("g-dbus-error-quark", G_DBUS_ERROR_SPAWN_NO_MEMORY.rawValue, .serviceUnavailable),
       ("g-dbus-error-quark", G_DBUS_ERROR_TIMEOUT.rawValue, .timedOut),

@@ -103,6 +103,39 @@ struct FailureStateTests {
     #expect(output.lines == ["ok", "ok sh 0", "error locked", "ok sh 0", "ok token"], "\(output.stderr)")
   }
 
+  @Test("the Secret Service killed while its unlock prompt is up: locked, nothing hangs, later calls work")
+  func killedMidPrompt() throws {
+    // libsecret 0.20.5 leaves a call waiting forever when a prompt ends without a result; ours end.
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.lock,
+        "sh", Shell.prompter(.killProvider),
+        "read-timeout", "20000", "svc", "alice",  // D-Bus starts gnome-keyring again, locked
+        "sh", Shell.prompter(.killProvider),
+        "delete", "svc", "alice",
+        "sh", Shell.unlock,
+        "read", "svc", "alice",
+      ])
+    #expect(
+      output.lines == ["ok", "ok sh 0", "ok sh 0", "error locked", "ok sh 0", "error locked", "ok sh 0", "ok token"],
+      "\(output.stderr)")
+  }
+
+  @Test("a keyring unlocked behind a dismissed prompt reads back, never as absent")
+  func unlockedBehindPrompt() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.lock,
+        "sh", Shell.prompter(.unlockThenRefuse),
+        "read", "svc", "alice",
+      ])
+    #expect(output.lines == ["ok", "ok sh 0", "ok sh 0", "ok token"], "\(output.stderr)")
+  }
+
   @Test("no Secret Service provider on the bus: serviceUnavailable from every call")
   func noProvider() throws {
     let output = try PrivateSession.probe(

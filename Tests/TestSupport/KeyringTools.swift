@@ -73,6 +73,28 @@ public enum PythonKeyring {
   }
 }
 
+/// gnome-keyring's unlock without a prompt, for scripts that must unlock a test keyring whose password they know:
+/// `UnlockWithMasterPassword` on its internal D-Bus interface, the call its own control tools make.
+public enum GnomeKeyringUnlock {
+  /// Python (jeepney, which Python keyring brings) that defines `unlock_login(bus, owner, password)`: unlocks the
+  /// login keyring of the gnome-keyring whose bus name is `owner`, over the jeepney connection `bus`. A wrong
+  /// password raises `DBusErrorResponse`.
+  public static let python = """
+    from jeepney import DBusAddress, new_method_call
+    from jeepney.wrappers import unwrap_msg
+
+    def unlock_login(bus, owner, password):
+        path = '/org/freedesktop/secrets'
+        def call(interface, method, signature, body):
+            address = DBusAddress(path, bus_name=owner, interface=interface)
+            return unwrap_msg(bus.send_and_get_reply(new_method_call(address, method, signature, body), timeout=20))
+        _, session = call('org.freedesktop.Secret.Service', 'OpenSession', 'sv', ('plain', ('s', '')))
+        call('org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface', 'UnlockWithMasterPassword', 'o(oayays)',
+             (path + '/collection/login', (session, b'', password.encode(), 'text/plain')))
+
+    """
+}
+
 /// A keyring tool that exited with a failure.
 public struct ToolFailure: Error, CustomStringConvertible {
   let output: ProgramOutput

@@ -46,6 +46,52 @@ struct PrivateSession {
       for _ in $(seq 250); do grep -q NameAcquired "$XDG_RUNTIME_DIR/bus.log" 2>/dev/null && break; sleep 0.02; done
       """
 
+    /// What the stand-in prompter (see ``prompter(_:)``) does when gnome-keyring asks it to show a prompt.
+    enum PrompterAction: String {
+      /// Kills gnome-keyring, the way a provider crashes while its prompt is up.
+      case killProvider = "kill"
+      /// Unlocks the login keyring behind the prompt's back (as another program can), then refuses to show the
+      /// prompt, so that gnome-keyring dismisses it.
+      case unlockThenRefuse = "unlock"
+    }
+
+    /// Starts a stand-in for gnome-keyring's prompter (`org.gnome.keyring.SystemPrompter`, the process that shows
+    /// its unlock prompts), which answers the next prompt gnome-keyring opens with `action` and then exits. Returns
+    /// once it owns its bus name. Prompts after that fail as they do headless: the real prompter finds no display.
+    static func prompter(_ action: PrompterAction) -> String {
+      let script =
+        GnomeKeyringUnlock.python + """
+          import os, signal, sys
+          from jeepney import HeaderFields, MessageType, new_error
+          from jeepney.bus_messages import message_bus
+          from jeepney.io.blocking import open_dbus_connection
+          from jeepney.wrappers import unwrap_msg
+
+          with open_dbus_connection(bus='SESSION') as bus:
+              unwrap_msg(bus.send_and_get_reply(message_bus.RequestName('org.gnome.keyring.SystemPrompter')))
+              print('ready', flush=True)
+              while True:
+                  call = bus.receive()
+                  fields = call.header.fields
+                  if call.header.message_type == MessageType.method_call and fields.get(HeaderFields.member) == 'BeginPrompting':
+                      break
+              keyring = fields[HeaderFields.sender]
+              if sys.argv[1] == 'kill':
+                  pid, = unwrap_msg(bus.send_and_get_reply(message_bus.GetConnectionUnixProcessID(keyring)))
+                  os.kill(pid, signal.SIGKILL)
+              else:
+                  unlock_login(bus, keyring, '\(password)')
+                  bus.send(new_error(call, 'org.freedesktop.DBus.Error.Failed', 's', ('no prompt shown',)))
+          """
+      return """
+        \(Programs.python) - \(action.rawValue) >"$XDG_RUNTIME_DIR/prompter.log" 2>&1 <<'PY' &
+        \(script)
+        PY
+        for _ in $(seq 250); do grep -q ready "$XDG_RUNTIME_DIR/prompter.log" 2>/dev/null && exit 0; sleep 0.02; done
+        cat "$XDG_RUNTIME_DIR/prompter.log" >&2; exit 1
+        """
+    }
+
     /// Succeeds when the monitored calls (see ``monitorSecretCalls``) contain the text `needle`.
     static func monitored(_ needle: String) -> String { "grep -qF '\(needle)' \"$XDG_RUNTIME_DIR/bus.log\"" }
 
