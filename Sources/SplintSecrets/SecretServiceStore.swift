@@ -90,23 +90,20 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
 
   // MARK: - Operations
 
-  private func read(_ credential: Credential, call: LibSecretCall) throws(CredentialError) -> Data? {
-    var tries = 0
-    while true {
-      tries += 1
-      do throws(CredentialError) {
-        if let secret = try LibSecret.lookup(credential.attributes, call: call) { return secret }
-      } catch .locked {
-        // Its unlock prompt ended without a result; the search below tells whether the matches stayed locked.
-      }
-      // libsecret says "nothing" both when nothing matches and when the matches stayed locked. Tell them apart.
-      let items = try LibSecret.search(credential.attributes, call: call)
-      if items.contains(where: \.isLocked) { throw Self.stillLocked }
-      // Matches, all unlocked, that the lookup did not find were unlocked in the meantime (by another program, or
-      // behind a prompt that was then dismissed): look again. Three times, against a provider that lists items
-      // whose secrets it does not give out.
-      if items.isEmpty || tries == 3 { return nil }
+  private func read(_ credential: Credential, call: LibSecretCall, tries: Int = 3) throws(CredentialError) -> Data? {
+    do throws(CredentialError) {
+      if let secret = try LibSecret.lookup(credential.attributes, call: call) { return secret }
+    } catch .locked {
+      // Its unlock prompt ended without a result; the search below tells whether the matches stayed locked.
     }
+    // libsecret says "nothing" both when nothing matches and when the matches stayed locked. Tell them apart.
+    let items = try LibSecret.search(credential.attributes, call: call)
+    if items.contains(where: \.isLocked) { throw Self.stillLocked }
+    if items.isEmpty || tries == 1 { return nil }
+    // Matches, all unlocked, that the lookup did not find were unlocked in the meantime (by another program, or
+    // behind a prompt that was then dismissed): look again. Three tries in all, against a provider that lists
+    // items whose secrets it does not give out.
+    return try read(credential, call: call, tries: tries - 1)
   }
 
   private func save(
@@ -148,12 +145,13 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// Unlocks the locked ones among `items`, which may show a prompt, or throws if any stay locked.
   private func unlock(_ items: [LibSecretItem], call: LibSecretCall) throws(CredentialError) {
     let locked = items.filter(\.isLocked)
-    guard !locked.isEmpty else { return }
+    let unlocked: Int
     do throws(CredentialError) {
-      if try LibSecretItem.unlock(locked, call: call) < locked.count { throw Self.stillLocked }
+      unlocked = locked.isEmpty ? 0 : try LibSecretItem.unlock(locked, call: call)
     } catch .locked {
-      throw Self.stillLocked  // the prompt ended without a result
+      unlocked = 0  // the prompt ended without a result
     }
+    if unlocked < locked.count { throw Self.stillLocked }
   }
 
   /// A collection that stayed locked after libsecret asked to unlock it. Where a display exists the Secret Service
