@@ -123,8 +123,9 @@ final class Watchdog: Sendable {
 /// The subclass exists for one repair. When a prompt ends without a result (its provider went away mid-prompt, or
 /// sent a result of another type than asked for), libsecret's `secret_service_real_prompt_async` hands a NULL
 /// error to `g_task_return_error`, which GLib refuses, so its GTask never completes: the synchronous call above it
-/// (an unlock inside a lookup, say) waits forever, and no GCancellable can end it. Verified on libsecret 0.20.5;
-/// the code is the same upstream. Our `prompt_async` completes the task in that case too, with "still locked".
+/// (an unlock inside a lookup, say) waits forever, and no GCancellable can end it. Seen on libsecret 0.20.5
+/// (Debian 12); the GSimpleAsyncResult code before it completed such a prompt. Our `prompt_async` completes the
+/// task in that case too, with "still locked"; a libsecret that gets it right loses nothing by it.
 enum SecretServiceConnection {
   /// One reference to a `SplintSecretService` proxy. `GDBusProxy`, and `SecretService` on top of it, may be used
   /// from any thread (libsecret shares its own default instance between threads the same way), and the pointer
