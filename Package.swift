@@ -30,6 +30,11 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "SplintTorture",
+      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport"],
+      path: "Tests/SplintTorture"
+    ),
+    .executableTarget(
       name: "SplintBench",
       dependencies: ["SplintSecrets", "SplintSettings", "CLibSecret"],
       path: "Benchmarks/SplintBench"
