@@ -31,7 +31,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when a matching item exists but
   ///   its collection stays locked: libsecret reports that as "nothing found", this store does not.
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
-    try perform(LibSecretCall()) { call throws(CredentialError) in try self.read(credential, call: call) }
+    try perform(LibSecretCall()) { service, call throws(CredentialError) in try self.read(credential, service, call) }
   }
 
   /// Stores the secret. Every item that already matches the credential (ours, or one written by another tool)
@@ -40,26 +40,31 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   public func saveSecret(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) throws(CredentialError) {
-    try perform(LibSecretCall()) { call throws(CredentialError) in
-      try self.save(secret, contentType: contentType, for: credential, call: call)
+    try perform(LibSecretCall()) { service, call throws(CredentialError) in
+      try self.save(secret, contentType: contentType, for: credential, service, call)
     }
   }
 
   /// Deletes every item that matches the credential, unlocking their collection first if needed.
   public func deleteSecret(for credential: Credential) throws(CredentialError) {
-    try perform(LibSecretCall()) { call throws(CredentialError) in try self.delete(credential, call: call) }
+    try perform(LibSecretCall()) { service, call throws(CredentialError) in try self.delete(credential, service, call) }
   }
 
   /// The `username` attribute of every item whose `service` attribute is `service`.
   public func accounts(service: String) throws(CredentialError) -> [String] {
-    try perform(LibSecretCall()) { call throws(CredentialError) in try self.accounts(service, call: call) }
+    try perform(LibSecretCall()) { connection, call throws(CredentialError) in
+      try self.accounts(service, connection, call)
+    }
   }
 
   /// Probes the session bus, the provider, and the default collection and its lock. Writes nothing, shows no
   /// prompt, and starts a D-Bus-activatable provider if one is installed, as any call would.
   public func availability() -> CredentialAvailability {
     do throws(CredentialError) {
-      try perform(LibSecretCall()) { call throws(CredentialError) in try LibSecret.checkAvailability(call: call) }
+      try perform(LibSecretCall()) { service, call throws(CredentialError) in
+        guard let collection = try service.defaultCollection(call: call) else { throw .noDefaultCollection }
+        if try service.isLocked(collection: collection, call: call) { throw .locked }
+      }
       return .available
     } catch {
       return .unavailable(error)
@@ -69,89 +74,100 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   // MARK: - Interruptible variants, for Credential's async API
 
   func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
-    try await performDetached { call throws(CredentialError) in try self.read(credential, call: call) }
+    try await performDetached { service, call throws(CredentialError) in try self.read(credential, service, call) }
   }
 
   func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
-    try await performDetached { call throws(CredentialError) in
-      try self.save(secret, contentType: contentType, for: credential, call: call)
+    try await performDetached { service, call throws(CredentialError) in
+      try self.save(secret, contentType: contentType, for: credential, service, call)
     }
   }
 
   func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
-    try await performDetached { call throws(CredentialError) in try self.delete(credential, call: call) }
+    try await performDetached { service, call throws(CredentialError) in try self.delete(credential, service, call) }
   }
 
   func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
-    try await performDetached { call throws(CredentialError) in try self.accounts(service, call: call) }
+    try await performDetached { connection, call throws(CredentialError) in
+      try self.accounts(service, connection, call)
+    }
   }
 
   // MARK: - Operations
 
-  private func read(_ credential: Credential, call: LibSecretCall, tries: Int = 3) throws(CredentialError) -> Data? {
-    do throws(CredentialError) {
-      if let secret = try LibSecret.lookup(credential.attributes, call: call) { return secret }
-    } catch .locked {
-      // Its unlock prompt ended without a result; the search below tells whether the matches stayed locked.
+  private typealias Service = SecretServiceConnection
+
+  private func read(
+    _ credential: Credential, _ service: Service, _ call: LibSecretCall, tries: Int = 3
+  ) throws(CredentialError) -> Data? {
+    var found = try service.search(credential.attributes, call: call)
+    if found.unlocked.isEmpty && !found.locked.isEmpty {
+      // Unlocking may prompt. Searched again whatever the prompt said: the keyring may have been unlocked behind a
+      // prompt that was then dismissed (by another program, or by the person in another way).
+      _ = try service.unlock(found.locked, call: call)
+      found = try service.search(credential.attributes, call: call)
+      if found.unlocked.isEmpty && !found.locked.isEmpty { throw Self.stillLocked }
     }
-    // libsecret says "nothing" both when nothing matches and when the matches stayed locked. Tell them apart.
-    let items = try LibSecret.search(credential.attributes, call: call)
-    if items.contains(where: \.isLocked) { throw Self.stillLocked }
-    if items.isEmpty || tries == 1 { return nil }
-    // Matches, all unlocked, that the lookup did not find were unlocked in the meantime (by another program, or
-    // behind a prompt that was then dismissed): look again. Three tries in all, against a provider that lists
-    // items whose secrets it does not give out.
-    return try read(credential, call: call, tries: tries - 1)
+    guard let item = found.unlocked.first else { return nil }
+    if let secret = try service.secret(of: item, call: call) { return secret }
+    // Listed unlocked, but no secret came: locked or deleted since the search. Look again; three tries in all,
+    // against a provider that lists items whose secrets it does not give out.
+    return tries == 1 ? nil : try read(credential, service, call, tries: tries - 1)
   }
 
   private func save(
-    _ secret: Data, contentType: SecretContentType, for credential: Credential, call: LibSecretCall
+    _ secret: Data, contentType: SecretContentType, for credential: Credential, _ service: Service,
+    _ call: LibSecretCall
   ) throws(CredentialError) {
-    let items = try LibSecret.search(credential.attributes, call: call)
-    guard !items.isEmpty else {
-      do {
-        try LibSecret.store(
-          secret, contentType: contentType.rawValue, attributes: credential.attributes,
-          label: credential.itemLabel, call: call)
-      } catch .locked {
-        throw Self.stillLocked
+    let value = SecretValueReference(copying: secret, contentType: contentType.rawValue)
+    let found = try service.search(credential.attributes, call: call)
+    guard found.all.isEmpty else {
+      try unlock(found.locked, service, call)
+      for item in found.all {
+        try service.setSecret(of: item, to: value, call: call)
+        if let label = credential.label { try service.setLabel(of: item, to: label, call: call) }
       }
       return
     }
-    try unlock(items, call: call)
-    for item in items {
-      try item.setSecret(secret, contentType: contentType.rawValue, call: call)
-      if let label = credential.label { try item.setLabel(label, call: call) }
-    }
-  }
-
-  private func delete(_ credential: Credential, call: LibSecretCall) throws(CredentialError) {
-    let items = try LibSecret.search(credential.attributes, call: call)
-    try unlock(items, call: call)
-    for item in items { try item.delete(call: call) }
-  }
-
-  private func accounts(_ service: String, call: LibSecretCall) throws(CredentialError) -> [String] {
-    let query = ["service": service]
-    try unlock(LibSecret.search(query, call: call), call: call)
-    // Searched again: until its keyring is unlocked, an item shows only hashed attributes, and a found item's
-    // proxy keeps what it loaded.
-    let items = try LibSecret.search(query, call: call)
-    return Set(items.compactMap { $0.attributes["username"] }).sorted()
-  }
-
-  /// Unlocks the locked ones among `items`, which may show a prompt, or throws if any stay locked.
-  private func unlock(_ items: [LibSecretItem], call: LibSecretCall) throws(CredentialError) {
-    let locked = items.filter(\.isLocked)
-    let unlocked: Int
+    guard let collection = try service.defaultCollection(call: call) else { throw .noDefaultCollection }
+    var created: Bool
     do throws(CredentialError) {
-      unlocked = locked.isEmpty ? 0 : try LibSecretItem.unlock(locked, call: call)
+      created = try service.createItem(
+        in: collection, attributes: credential.attributes, label: credential.itemLabel, secret: value, call: call)
     } catch .locked {
-      unlocked = 0  // the prompt ended without a result
+      // The default collection is locked: unlock it (which may prompt), then create.
+      try unlock([collection], service, call)
+      created = try service.createItem(
+        in: collection, attributes: credential.attributes, label: credential.itemLabel, secret: value, call: call)
     }
-    if unlocked < locked.count { throw Self.stillLocked }
+    if !created { throw Self.stillLocked }
+  }
+
+  private func delete(_ credential: Credential, _ service: Service, _ call: LibSecretCall) throws(CredentialError) {
+    let found = try service.search(credential.attributes, call: call)
+    try unlock(found.locked, service, call)
+    for item in found.all where try !service.delete(item, call: call) { throw Self.stillLocked }
+  }
+
+  private func accounts(
+    _ serviceName: String, _ service: Service, _ call: LibSecretCall
+  ) throws(CredentialError) -> [String] {
+    let found = try service.search(["service": serviceName], call: call)
+    // Unlocked first: until then, gnome-keyring shows an item it loaded locked with hashed attributes only.
+    try unlock(found.locked, service, call)
+    var accounts = Set<String>()
+    for item in found.all {
+      if let account = try service.attributes(of: item, call: call)["username"] { accounts.insert(account) }
+    }
+    return accounts.sorted()
+  }
+
+  /// Unlocks `objects`, which may show a prompt, or throws if any stay locked.
+  private func unlock(_ objects: [String], _ service: Service, _ call: LibSecretCall) throws(CredentialError) {
+    guard !objects.isEmpty else { return }
+    if try service.unlock(objects, call: call).count < objects.count { throw Self.stillLocked }
   }
 
   /// A collection that stayed locked after libsecret asked to unlock it. Where a display exists the Secret Service
@@ -164,24 +180,29 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
 
   // MARK: - Running operations
 
-  /// Runs `operation` within the timeout. When the provider has restarted since the shared proxy was opened, the
-  /// first call fails on the old session; the proxy is then opened again and the operation runs once more.
+  /// Runs `operation` within the timeout, on the shared connection. When the provider has restarted since the
+  /// connection was opened, the first call fails on the old one; a new connection is then opened and the operation
+  /// runs once more.
   private func perform<T>(
-    _ call: LibSecretCall, _ operation: (LibSecretCall) throws(CredentialError) -> T
+    _ call: LibSecretCall, _ operation: (Service, LibSecretCall) throws(CredentialError) -> T
   ) throws(CredentialError) -> T {
     try call.bounded(by: timeout) { () throws(CredentialError) -> T in
+      let service = try Service.shared(call: call)
+      defer { service.dispatchPending() }
       do throws(CredentialError) {
-        return try operation(call)
-      } catch let error where LibSecret.isStaleConnection(error) {
-        LibSecret.disconnect()
-        return try operation(call)
+        return try operation(service, call)
+      } catch .serviceUnavailable {
+        service.close()
+        let reopened = try Service.shared(call: call)
+        defer { reopened.dispatchPending() }
+        return try operation(reopened, call)
       }
     }
   }
 
   /// ``perform(_:_:)`` on a thread of its own, interrupted when the calling task is cancelled.
   private func performDetached<T: Sendable>(
-    _ operation: @escaping @Sendable (LibSecretCall) throws(CredentialError) -> T
+    _ operation: @escaping @Sendable (Service, LibSecretCall) throws(CredentialError) -> T
   ) async throws(CredentialError) -> T {
     let call = LibSecretCall()
     let result = await withTaskCancellationHandler {

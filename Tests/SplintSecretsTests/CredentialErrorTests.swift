@@ -38,6 +38,7 @@ import Testing
       ("g-dbus-error-quark", G_DBUS_ERROR_TIMED_OUT.rawValue, .timedOut),
       ("g-io-error-quark", G_IO_ERROR_TIMED_OUT.rawValue, .timedOut),
       ("g-io-error-quark", G_IO_ERROR_CANCELLED.rawValue, .cancelled),
+      ("g-io-error-quark", G_IO_ERROR_CLOSED.rawValue, .serviceUnavailable),
       ("g-dbus-error-quark", G_DBUS_ERROR_UNKNOWN_METHOD.rawValue, nil),
       ("g-dbus-error-quark", G_DBUS_ERROR_UNIX_PROCESS_ID_UNKNOWN.rawValue, nil),
       ("secret-error", SECRET_ERROR_PROTOCOL.rawValue, nil),

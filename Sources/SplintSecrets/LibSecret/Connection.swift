@@ -1,0 +1,147 @@
+// The connection to the Secret Service that every operation shares: libsecret's proxy with its encrypted session,
+// and the D-Bus method calls the operations are made of.
+
+import CLibSecret
+import Synchronization
+
+/// The Secret Service as one process that owns `org.freedesktop.secrets` sees it: libsecret's proxy, with the
+/// session libsecret negotiated (its key exchange, and the encoding of secrets for it), and that process's unique
+/// bus name, to which every call goes.
+///
+/// Operations speak the Secret Service's D-Bus API through ``callMethod(_:on:of:_:returning:call:)`` rather than
+/// libsecret's item and collection functions. Those leak in libsecret 0.20.5 (Debian 12): `secret_service_lookup`
+/// and `secret_service_get_secret_for_dbus_path` never release the GetSecrets reply, encrypted secret and all
+/// (fixed upstream in 0.21.2), and every item, collection and prompt proxy the synchronous functions return leaves
+/// its signal subscriptions' end on a main context nobody iterates again (see ``MainContext``). Here each reply is
+/// an owned ``Variant``, and the one context in use, the proxy's, is drained after every operation.
+///
+/// When the provider restarts, the unique name is gone and every call fails with ``CredentialError/serviceUnavailable``;
+/// ``close()`` then lets the next operation open a new connection to the process that owns the name now (D-Bus
+/// starts one when none does).
+final class SecretServiceConnection: @unchecked Sendable {
+  // Unchecked: everything here is set once in `init`. GDBus proxies and connections may be used from any thread
+  // (libsecret shares its default proxy the same way), and the context is only iterated through
+  // g_main_context_iteration, which takes the context for itself or returns. The compiler cannot know that of C
+  // pointers.
+  private let proxy: ServiceProxyReference
+  /// The unique bus name (":1.42") of the process that owned `org.freedesktop.secrets` when this connected.
+  let owner: String
+
+  private init(proxy: consuming ServiceProxyReference, owner: String) {
+    self.proxy = proxy
+    self.owner = owner
+  }
+
+  private static let current = Mutex<SecretServiceConnection?>(nil)
+
+  /// The shared connection, opened first if there is none. Opened outside the lock, so that no call waits for
+  /// another's: two threads may both open one, and the second to finish uses the first one's.
+  static func shared(call: LibSecretCall) throws(CredentialError) -> SecretServiceConnection {
+    if let connection = current.withLock({ $0 }) { return connection }
+    let opened = try open(call: call)
+    return current.withLock { current in
+      if let winner = current { return winner }
+      current = opened
+      return opened
+    }
+  }
+
+  /// Stops sharing this connection, so that the next operation opens a new one. Operations still running keep it
+  /// until they end; a connection another thread has already opened in its place stays.
+  func close() {
+    Self.current.withLock { if $0 === self { $0 = nil } }
+  }
+
+  /// Runs what the proxy's signal subscriptions queued (the provider's own signals, a change of the name's owner),
+  /// so that nothing piles up on its context between operations. Returns at once when another thread is at it.
+  func dispatchPending() {
+    proxy.context.drain()
+  }
+
+  // MARK: Opening
+
+  private static func open(call: LibSecretCall) throws(CredentialError) -> SecretServiceConnection {
+    try requireSessionBus(call: call)
+    // Registers the Secret Service's error names (org.freedesktop.Secret.Error.IsLocked, ...) as libsecret's error
+    // domain, so that errors the provider sends arrive with a code, not only a name.
+    _ = secret_error_get_quark()
+    let context = MainContext()
+    // On our own context, so that the proxy's signal subscriptions (the owner of its name, its properties) report
+    // where we drain; libsecret's synchronous open would leave them on a context of its own that nobody iterates.
+    let opened = try call.checking { error in
+      context.complete(
+        { callback, data in
+          secret_service_open(
+            secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, call.gCancellable, callback, data)
+        }, finish: { result in secret_service_open_finish(result, error) })
+    }
+    // libsecret sets an error whenever it returns NULL here.
+    guard let opened else { throw .serviceUnavailable }  // coverage:ignore — never NULL without error
+    let proxy = ServiceProxyReference(taking: opened, on: context)
+    let name = g_dbus_proxy_get_name_owner(proxy.dbusProxy)
+    // The session was just opened with the owner, so there is one.
+    guard let owner = String(takingGString: name) else { throw .serviceUnavailable }  // coverage:ignore — it answered
+    return SecretServiceConnection(proxy: proxy, owner: owner)
+  }
+
+  /// Fails with `noSessionBus` when there is no session bus, before libsecret would try (and log) anything. The
+  /// connection is told not to exit the process when the bus goes away, which GLib's default would do to a
+  /// long-running daemon.
+  private static func requireSessionBus(call: LibSecretCall) throws(CredentialError) {
+    var location: UnsafeMutablePointer<GError>?
+    guard let raw = g_bus_get_sync(G_BUS_TYPE_SESSION, call.gCancellable, &location) else {
+      // Whatever the reason (no address, a socket that is gone), there is no bus to reach.
+      location.map { _ = GErrorReference(taking: $0) }
+      throw .noSessionBus
+    }
+    let bus = GObjectReference<GObject>(taking: raw)
+    g_dbus_connection_set_exit_on_close(bus.opaque, 0)
+  }
+
+  // MARK: Calls
+
+  /// Calls `method` of `interface` on the object at `path`, in the provider this connected to, and returns its
+  /// reply, which GDBus has checked to be of type `replyType`. Bounded by `call`.
+  func callMethod(
+    _ method: String, on path: String, of interface: String, _ parameters: borrowing Variant,
+    returning replyType: String, call: LibSecretCall
+  ) throws(CredentialError) -> Variant {
+    let reply = try call.checking { error in
+      Variant(
+        takingIfSet: replyType.withCString { type in
+          g_dbus_connection_call_sync(
+            bus, owner, path, interface, method, parameters.raw, OpaquePointer(type), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            -1, call.gCancellable, error)
+        })
+    }
+    // GDBus returns NULL only with an error set.
+    guard let reply else { throw .protocolViolation("No reply.") }  // coverage:ignore — with an error instead
+    return reply
+  }
+
+  /// The bus connection the proxy uses; it lives as long as this connection.
+  var bus: OpaquePointer { g_dbus_proxy_get_connection(proxy.dbusProxy) }
+
+  /// The session's encoding of `secret` and its content type (`(oayays)`), to send in CreateItem or SetSecret.
+  func encode(_ secret: borrowing SecretValueReference) throws(CredentialError) -> Variant {
+    let encoded = secret_service_encode_dbus_secret(proxy.pointer, secret.raw)
+    // NULL only without a session, and this connection was opened with one.
+    guard let encoded else { throw .protocolViolation("No session.") }  // coverage:ignore — it has a session
+    return Variant(sinking: encoded)
+  }
+
+  /// The secret in a `(oayays)` struct the provider sent, decoded with the session.
+  ///
+  /// - Throws: A protocol error when it was not encoded for this session, or does not decrypt.
+  func decode(_ encoded: borrowing Variant) throws(CredentialError) -> SecretValueReference {
+    let decoded = secret_service_decode_dbus_secret(proxy.pointer, encoded.raw)
+    guard let decoded else { throw .protocolViolation("A secret did not decode.") }
+    return SecretValueReference(taking: decoded)
+  }
+
+  /// The object path of this connection's session, which GetSecrets names.
+  var sessionPath: String {
+    // The connection was opened with a session, which libsecret keeps until the proxy goes.
+    secret_service_get_session_dbus_path(proxy.pointer).map { String(cString: $0) } ?? "/"
+  }
+}

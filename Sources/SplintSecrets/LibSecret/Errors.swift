@@ -1,0 +1,66 @@
+// From the GError a GLib or libsecret call sets to the CredentialError SplintSecrets throws.
+
+import CLibSecret
+
+extension LibSecretCall {
+  /// Runs a GLib call that may set a GError, and throws that error, converted and freed; returns `body`'s result
+  /// when none was set. An interruption of this call (its timeout, its task's cancellation) wins over the error
+  /// the interrupted call reported.
+  ///
+  /// `body` gets the error location to pass to the C function and should hand whatever the function returns to
+  /// its owner at once, so that it is released even when this throws.
+  func checking<T: ~Copyable>(
+    _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
+  ) throws(CredentialError) -> T {
+    var location: UnsafeMutablePointer<GError>?
+    let result = body(&location)
+    guard let set = location else { return result }
+    let error = GErrorReference(taking: set)
+    switch interruption {
+    case .timedOut: throw .timedOut
+    case .cancelled: throw .cancelled
+    case nil: throw CredentialError(error)
+    }
+  }
+}
+
+extension CredentialError {
+  /// Classifies a GError. An error the provider sent names itself on D-Bus (`org.freedesktop.Secret.Error.IsLocked`);
+  /// libsecret registers the Secret Service's names as its own error domain, and GDBus its own, so such errors
+  /// arrive with a domain and code. The message loses GDBus's "GDBus.Error:NAME: " prefix.
+  init(_ error: borrowing GErrorReference) {
+    g_dbus_error_strip_remote_error(error.pointer)
+    let domain = String(cString: g_quark_to_string(error.pointer.pointee.domain))
+    let message = error.pointer.pointee.message.map { String(cString: $0) } ?? ""
+    self.init(domain: domain, code: Int(error.pointer.pointee.code), message: message)
+  }
+
+  /// Classifies a GError by its domain name and code. Anything not named here stays a `backend` error with the
+  /// provider's or GLib's own words, which never contain a secret.
+  init(domain: String, code: Int, message: String) {
+    let dbus = "g-dbus-error-quark"
+    let io = "g-io-error-quark"
+    let spawnErrors = Int(G_DBUS_ERROR_SPAWN_EXEC_FAILED.rawValue)...Int(G_DBUS_ERROR_SPAWN_NO_MEMORY.rawValue)
+    switch (domain, code) {
+    case ("secret-error", Int(SECRET_ERROR_IS_LOCKED.rawValue)):
+      self = .locked
+    // NO_REPLY: the provider went away in the middle of the call (it crashed, or was killed). CLOSED: the bus
+    // connection itself went away.
+    case (dbus, Int(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue)), (dbus, Int(G_DBUS_ERROR_NAME_HAS_NO_OWNER.rawValue)),
+      (dbus, Int(G_DBUS_ERROR_NO_REPLY.rawValue)), (dbus, spawnErrors), (io, Int(G_IO_ERROR_CLOSED.rawValue)):
+      self = .serviceUnavailable
+    case (dbus, Int(G_DBUS_ERROR_TIMEOUT.rawValue)), (dbus, Int(G_DBUS_ERROR_TIMED_OUT.rawValue)),
+      (io, Int(G_IO_ERROR_TIMED_OUT.rawValue)):
+      self = .timedOut
+    case (io, Int(G_IO_ERROR_CANCELLED.rawValue)):
+      self = .cancelled
+    default:
+      self = .backend(domain: domain, code: code, message: message)
+    }
+  }
+
+  /// A reply that does not follow the Secret Service's specification.
+  static func protocolViolation(_ what: String) -> CredentialError {
+    .backend(domain: "secret-error", code: Int(SECRET_ERROR_PROTOCOL.rawValue), message: what)
+  }
+}

@@ -1,0 +1,141 @@
+// The Secret Service operations SecretServiceStore is built from, each one or two D-Bus calls of the freedesktop
+// Secret Service API (https://specifications.freedesktop.org/secret-service-spec/latest/). Attributes are Swift
+// strings the caller has validated (UTF-8, no NUL).
+
+import CLibSecret
+import Foundation
+
+/// Names of the Secret Service's D-Bus API.
+enum SecretServiceAPI {
+  static let servicePath = "/org/freedesktop/secrets"
+  static let service = "org.freedesktop.Secret.Service"
+  static let collection = "org.freedesktop.Secret.Collection"
+  static let item = "org.freedesktop.Secret.Item"
+  static let prompt = "org.freedesktop.Secret.Prompt"
+  static let properties = "org.freedesktop.DBus.Properties"
+  /// The object path that stands for "none" (no prompt needed, no collection under an alias).
+  static let none = "/"
+  /// The schema name Python keyring and keytar write, and we with them, as the `xdg:schema` attribute.
+  static let schemaName = "org.freedesktop.Secret.Generic"
+}
+
+/// The items a search found, by whether their collection is locked.
+struct FoundItems {
+  var unlocked: [String]
+  var locked: [String]
+
+  var all: [String] { unlocked + locked }
+}
+
+extension SecretServiceConnection {
+  /// Every item, in every collection, whose attributes include `attributes`. Prompts for nothing.
+  func search(_ attributes: [String: String], call: LibSecretCall) throws(CredentialError) -> FoundItems {
+    let reply = try callMethod(
+      "SearchItems", on: SecretServiceAPI.servicePath, of: SecretServiceAPI.service,
+      .tuple(.stringDictionary(attributes)), returning: "(aoao)", call: call)
+    return FoundItems(unlocked: reply.child(0).strings, locked: reply.child(1).strings)
+  }
+
+  /// The secret of the item at `item`, copied out of libsecret's non-pageable memory into a `Data` that wipes
+  /// itself when freed; nil when the provider gave none (the item was locked or deleted since it was found).
+  func secret(of item: String, call: LibSecretCall) throws(CredentialError) -> Data? {
+    let reply = try callMethod(
+      "GetSecrets", on: SecretServiceAPI.servicePath, of: SecretServiceAPI.service,
+      .tuple(.objectPaths([item]), .objectPath(sessionPath)), returning: "(a{o(oayays)})", call: call)
+    let secrets = reply.child(0)
+    guard secrets.count > 0 else { return nil }
+    return try decode(secrets.child(0).child(1)).bytes
+  }
+
+  /// Asks the Secret Service to unlock `objects` (items or collections), which may show a prompt. Returns those it
+  /// unlocked or found unlocked: fewer than asked when the prompt was dismissed or could not be shown.
+  func unlock(_ objects: [String], call: LibSecretCall) throws(CredentialError) -> [String] {
+    let reply = try callMethod(
+      "Unlock", on: SecretServiceAPI.servicePath, of: SecretServiceAPI.service, .tuple(.objectPaths(objects)),
+      returning: "(aoo)", call: call)
+    let unlocked = reply.child(0).strings
+    let prompt = reply.child(1).string
+    guard prompt != SecretServiceAPI.none else { return unlocked }
+    guard let result = try self.prompt(prompt, call: call), result.is("ao") else { return unlocked }
+    return unlocked + result.strings
+  }
+
+  /// Creates an item in `collection`, with `attributes` (and the schema name), `label` and `secret`; an item
+  /// there that has the same attributes is replaced, as libsecret does. Returns false when the collection is
+  /// locked and its unlock prompt was dismissed.
+  func createItem(
+    in collection: String, attributes: [String: String], label: String,
+    secret: borrowing SecretValueReference, call: LibSecretCall
+  ) throws(CredentialError) -> Bool {
+    var stored = attributes
+    stored["xdg:schema"] = SecretServiceAPI.schemaName
+    let properties = Variant.array(of: "{sv}") {
+      $0.append(.entry(.string(SecretServiceAPI.item + ".Label"), .boxed(.string(label))))
+      $0.append(.entry(.string(SecretServiceAPI.item + ".Attributes"), .boxed(.stringDictionary(stored))))
+    }
+    let reply = try callMethod(
+      "CreateItem", on: collection, of: SecretServiceAPI.collection,
+      .tuple(properties, try encode(secret), .boolean(true)), returning: "(oo)", call: call)
+    let prompt = reply.child(1).string
+    guard prompt != SecretServiceAPI.none else { return true }
+    return try self.prompt(prompt, call: call) != nil
+  }
+
+  /// Replaces the secret of the item at `item`; its attributes and label stay as they are.
+  func setSecret(
+    of item: String, to secret: borrowing SecretValueReference, call: LibSecretCall
+  )
+    throws(CredentialError)
+  {
+    _ = try callMethod(
+      "SetSecret", on: item, of: SecretServiceAPI.item, .tuple(try encode(secret)), returning: "()", call: call)
+  }
+
+  /// Replaces the label of the item at `item`.
+  func setLabel(of item: String, to label: String, call: LibSecretCall) throws(CredentialError) {
+    _ = try callMethod(
+      "Set", on: item, of: SecretServiceAPI.properties,
+      .tuple(.string(SecretServiceAPI.item), .string("Label"), .boxed(.string(label))), returning: "()", call: call)
+  }
+
+  /// Deletes the item at `item`. Returns false when that needed a prompt and it was dismissed.
+  func delete(_ item: String, call: LibSecretCall) throws(CredentialError) -> Bool {
+    let reply = try callMethod("Delete", on: item, of: SecretServiceAPI.item, .tuple(), returning: "(o)", call: call)
+    let prompt = reply.child(0).string
+    guard prompt != SecretServiceAPI.none else { return true }
+    return try self.prompt(prompt, call: call) != nil
+  }
+
+  /// The attributes of the item at `item`, as the provider has them now. Until its keyring is unlocked,
+  /// gnome-keyring shows an item it loaded locked with only `gkr:compat:hashed:*` placeholders.
+  func attributes(of item: String, call: LibSecretCall) throws(CredentialError) -> [String: String] {
+    try property("Attributes", of: item, in: SecretServiceAPI.item, type: "a{ss}", call: call).stringDictionary
+  }
+
+  /// The object path of the collection the `default` alias points to, or nil when it points nowhere.
+  func defaultCollection(call: LibSecretCall) throws(CredentialError) -> String? {
+    let reply = try callMethod(
+      "ReadAlias", on: SecretServiceAPI.servicePath, of: SecretServiceAPI.service, .tuple(.string("default")),
+      returning: "(o)", call: call)
+    let path = reply.child(0).string
+    return path == SecretServiceAPI.none ? nil : path
+  }
+
+  /// Whether the collection at `collection` is locked.
+  func isLocked(collection: String, call: LibSecretCall) throws(CredentialError) -> Bool {
+    try property("Locked", of: collection, in: SecretServiceAPI.collection, type: "b", call: call).boolean
+  }
+
+  /// The D-Bus property `name` of `interface` on the object at `path`, which the specification says is of
+  /// `type` (a GVariant type string).
+  private func property(
+    _ name: String, of path: String, in interface: String, type: String, call: LibSecretCall
+  ) throws(CredentialError) -> Variant {
+    let reply = try callMethod(
+      "Get", on: path, of: SecretServiceAPI.properties, .tuple(.string(interface), .string(name)),
+      returning: "(v)", call: call)
+    let value = reply.child(0).unboxed
+    guard value.is(type) else { throw .protocolViolation("\(name) is not \(type).") }
+    return value
+  }
+}

@@ -1,0 +1,236 @@
+// The owners of everything SplintSecrets holds from GLib and libsecret. Each owner holds one reference, releases it
+// exactly once when it ends, and cannot be copied, so a leak or a double release cannot be written at a call site:
+// call sites borrow the pointer for the length of a C call and never pair a reference with a release themselves.
+// This file is the only place in SplintSecrets that releases a GLib or libsecret reference.
+
+import CLibSecret
+import Foundation
+
+/// One reference to a GObject of type `Object` (`GCancellable`; `GObject` for one whose structure GLib keeps
+/// private, such as a `GDBusConnection` or a `GAsyncResult`, which Swift sees as an `OpaquePointer`).
+struct GObjectReference<Object>: ~Copyable {
+  let pointer: UnsafeMutablePointer<Object>
+
+  /// Takes over a reference the caller was given ("transfer full").
+  init(taking pointer: UnsafeMutablePointer<Object>) { self.pointer = pointer }
+
+  deinit { g_object_unref(pointer) }
+}
+
+extension GObjectReference where Object == GObject {
+  /// Takes over a reference, given as Swift sees an object whose structure is private.
+  init(taking opaque: OpaquePointer) { self.init(taking: UnsafeMutablePointer(opaque)) }
+
+  /// The object as Swift sees one whose structure is private.
+  var opaque: OpaquePointer { OpaquePointer(pointer) }
+}
+
+/// libsecret's proxy for the Secret Service, and the context its signal subscriptions were made on (see
+/// ``MainContext``): the proxy goes first, and then its context is drained of the notices its going queued.
+struct ServiceProxyReference: ~Copyable {
+  let pointer: UnsafeMutablePointer<SecretService>
+  let context: MainContext
+
+  init(taking pointer: UnsafeMutablePointer<SecretService>, on context: consuming MainContext) {
+    self.pointer = pointer
+    self.context = context
+  }
+
+  // `context` ends after this body, and drains itself as it does.
+  deinit { g_object_unref(pointer) }
+
+  /// The proxy as the `GDBusProxy` a `SecretService` is.
+  var dbusProxy: UnsafeMutablePointer<GDBusProxy> {
+    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GDBusProxy.self)
+  }
+}
+
+extension String {
+  /// The text of a string GLib allocated for the caller, which is freed.
+  init?(takingGString pointer: UnsafeMutablePointer<gchar>?) {
+    guard let pointer else { return nil }
+    defer { g_free(pointer) }
+    self.init(cString: pointer)
+  }
+}
+
+/// One reference to a `GVariant`, never floating: a value built here is sunk at once, so containers and D-Bus calls
+/// it is passed to take references of their own.
+struct Variant: ~Copyable {
+  let raw: OpaquePointer
+
+  /// Takes over a reference the caller was given ("transfer full"), as D-Bus replies and children are.
+  init(taking raw: OpaquePointer) { self.raw = raw }
+
+  /// Takes over a reference the caller was given, if it was given one.
+  init?(takingIfSet raw: OpaquePointer?) {
+    guard let raw else { return nil }
+    self.raw = raw
+  }
+
+  /// Owns a newly built value: sinks its floating reference (or takes one more if it was not floating).
+  init(sinking raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
+
+  deinit { g_variant_unref(raw) }
+}
+
+/// One reference to a libsecret `SecretValue`, whose bytes live in non-pageable memory that libsecret wipes when
+/// the last reference goes.
+struct SecretValueReference: ~Copyable {
+  let raw: OpaquePointer
+
+  init(taking raw: OpaquePointer) { self.raw = raw }
+
+  /// A `SecretValue` holding a copy of `bytes`, with `contentType`.
+  init(copying bytes: Data, contentType: String) {
+    // An empty Data may have no base address; libsecret takes NULL for an empty secret.
+    raw = allocated(
+      bytes.withUnsafeBytes {
+        secret_value_new($0.baseAddress?.assumingMemoryBound(to: gchar.self), $0.count, contentType)
+      })
+  }
+
+  deinit { secret_value_unref(UnsafeMutableRawPointer(raw)) }
+
+  /// A copy of the secret's bytes that wipes itself when its last copy is freed (see ``Data/wiping(_:)``).
+  var bytes: Data {
+    var length = 0
+    let bytes = secret_value_get(raw, &length)
+    return Data.wiping(UnsafeRawBufferPointer(start: bytes, count: length))
+  }
+}
+
+/// A `GError` a call set, freed once it has been read.
+struct GErrorReference: ~Copyable {
+  let pointer: UnsafeMutablePointer<GError>
+
+  init(taking pointer: UnsafeMutablePointer<GError>) { self.pointer = pointer }
+
+  deinit { g_error_free(pointer) }
+}
+
+/// What a GLib constructor returned. They abort rather than return NULL (g_malloc does), but Swift sees their results
+/// as optional.
+func allocated<T>(_ value: T?) -> T {
+  guard let value else { fatalError("a GLib constructor returned NULL") }  // coverage:ignore — GLib aborts first
+  return value
+}
+
+/// A `GMainContext` of our own, on which GIO dispatches the callbacks of what was started while it was the
+/// thread's default: asynchronous calls, signal subscriptions, and the notices that a subscription has ended.
+///
+/// GLib delivers each of those as a source attached to the context, so a context that is no longer iterated keeps
+/// them forever. That is the leak of libsecret 0.20.5's synchronous API: each call runs on a context of its own,
+/// and the proxies it returns subscribe to signals on it, so releasing them later queues an "unsubscribed" notice
+/// that nothing ever runs (about 1 KB per item or collection proxy). Ours are drained before they go.
+struct MainContext: ~Copyable {
+  let raw: OpaquePointer
+
+  init() { raw = allocated(g_main_context_new()) }
+
+  deinit {
+    drain()
+    g_main_context_unref(raw)
+  }
+
+  /// Dispatches everything already queued on the context, without waiting. Returns at once when another thread is
+  /// iterating it.
+  func drain() {
+    while g_main_context_iteration(raw, 0) != 0 {}
+  }
+
+  /// Dispatches what is queued on the context, waiting for the next thing if nothing is.
+  func iterate() {
+    g_main_context_iteration(raw, 1)
+  }
+
+  /// Runs `body` with this context as the calling thread's default, so that what `body` starts reports here.
+  func asThreadDefault<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    g_main_context_push_thread_default(raw)
+    defer { g_main_context_pop_thread_default(raw) }
+    return try body()
+  }
+
+  /// Starts an asynchronous GIO call with this context as the thread's default and iterates the context until the
+  /// call completes, then hands its result to `finish` (the call's `_finish` function).
+  ///
+  /// - Parameter start: Starts the call, given the callback and the callback's data to pass it.
+  func complete<T>(
+    _ start: (GAsyncReadyCallback, gpointer) -> Void, finish: (OpaquePointer) -> T
+  ) -> T {
+    let slot = AsyncResultSlot()
+    return asThreadDefault {
+      start(
+        { _, result, data in
+          guard let data, let result else { return }  // coverage:ignore — GIO always passes both
+          // The result is GIO's until this callback returns; the slot keeps a reference of its own.
+          Unmanaged<AsyncResultSlot>.fromOpaque(data).takeRetainedValue().result = g_object_ref(
+            UnsafeMutableRawPointer(result)
+          ).map(OpaquePointer.init)
+        }, Unmanaged.passRetained(slot).toOpaque())
+      while slot.result == nil { iterate() }
+      guard let raw = slot.result else { preconditionFailure() }  // coverage:ignore — the loop above waits for it
+      let result = GObjectReference<GObject>(taking: raw)
+      return finish(result.opaque)
+    }
+  }
+}
+
+/// Where ``MainContext/complete(_:finish:)``'s callback leaves the call's result, with one reference. Only the
+/// thread iterating the context touches it.
+private final class AsyncResultSlot {
+  var result: OpaquePointer?
+}
+
+/// A subscription to a D-Bus signal, which ends when its owner does.
+///
+/// GDBus tells the end of a subscription by queueing its `user_data_free_func` on the context that was the
+/// thread's default when it began, so the owner of that ``MainContext`` must drain it after this ends.
+struct SignalSubscription: ~Copyable {
+  private let connection: OpaquePointer
+  private let id: guint
+
+  /// Subscribes `handler` to the signals that match; `handler` runs on the thread's default context. `connection`
+  /// must outlive the subscription.
+  init(
+    on connection: OpaquePointer, sender: String, interface: String, member: String, path: String,
+    arg0: String? = nil, handler: @escaping (OpaquePointer) -> Void
+  ) {
+    self.connection = connection
+    id = g_dbus_connection_signal_subscribe(
+      connection, sender, interface, member, path, arg0, G_DBUS_SIGNAL_FLAGS_NONE,
+      { _, _, _, _, _, parameters, data in
+        guard let data, let parameters else { return }  // coverage:ignore — GDBus always passes both
+        Unmanaged<SignalHandler>.fromOpaque(data).takeUnretainedValue().handle(parameters)
+      }, Unmanaged.passRetained(SignalHandler(handler)).toOpaque(),
+      { data in
+        guard let data else { return }  // coverage:ignore — the data given above is never NULL
+        Unmanaged<SignalHandler>.fromOpaque(data).release()
+      })
+  }
+
+  deinit { g_dbus_connection_signal_unsubscribe(connection, id) }
+}
+
+/// The Swift closure a ``SignalSubscription`` calls, kept alive by GDBus until the subscription's end is dispatched.
+private final class SignalHandler {
+  let handle: (OpaquePointer) -> Void
+  init(_ handle: @escaping (OpaquePointer) -> Void) { self.handle = handle }
+}
+
+extension Data {
+  /// A copy of `bytes` whose storage is zeroed before it is freed, so that a secret does not outlive the last
+  /// `Data` that holds it in freed heap memory (and so in a core dump). A copy the caller makes is the caller's.
+  static func wiping(_ bytes: UnsafeRawBufferPointer) -> Data {
+    guard let source = bytes.baseAddress, bytes.count > 0 else { return Data() }
+    let storage = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
+    storage.copyMemory(from: source, byteCount: bytes.count)
+    return Data(
+      bytesNoCopy: storage, count: bytes.count,
+      deallocator: .custom { pointer, count in
+        // explicit_bzero: a store the optimizer may not drop because the memory is freed right after.
+        explicit_bzero(pointer, count)
+        pointer.deallocate()
+      })
+  }
+}

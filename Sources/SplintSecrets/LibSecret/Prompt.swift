@@ -1,0 +1,81 @@
+// Prompts: what the Secret Service returns in place of a result when a person must agree first (to unlock a
+// keyring, to delete or create an item in a locked one). We show them and wait for them ourselves, on a main
+// context of our own that is drained before it goes.
+
+import CLibSecret
+
+extension SecretServiceConnection {
+  /// Shows the prompt at `path` and waits until it ends. Returns its result, whose type the call that returned the
+  /// prompt defines, or nil when it ended without one: dismissed by the person, refused by the provider (headless,
+  /// it cannot show one), or the provider went away in the middle.
+  ///
+  /// libsecret 0.20.5 waits forever for a prompt whose provider went away (its task completes with a NULL error,
+  /// which GLib refuses); this ends it when the provider's bus name goes. An interruption of `call` dismisses the
+  /// prompt and throws why.
+  func prompt(_ path: String, call: LibSecretCall) throws(CredentialError) -> Variant? {
+    let context = MainContext()
+    let outcome = PromptOutcome()
+    let bus = self.bus
+    let shown = Result { () throws(CredentialError) in
+      try context.asThreadDefault { () throws(CredentialError) in
+        // Subscribed before the prompt is shown, so that an answer cannot come before anyone listens.
+        let completion = SignalSubscription(
+          on: bus, sender: owner, interface: SecretServiceAPI.prompt, member: "Completed", path: path
+        ) { parameters in outcome.complete(with: Variant(taking: g_variant_ref(parameters))) }
+        let disappearance = SignalSubscription(
+          on: bus, sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+          path: "/org/freedesktop/DBus", arg0: owner
+        ) { _ in outcome.end() }
+        _ = try callMethod(
+          "Prompt", on: path, of: SecretServiceAPI.prompt, .tuple(.string("")), returning: "()", call: call)
+        call.waking(context) {
+          while !outcome.ended && call.interruption == nil { context.iterate() }
+        }
+        // Ended here, so that their ends are queued on `context` before it drains itself and goes.
+        _ = consume completion
+        _ = consume disappearance
+      }
+    }
+    switch call.interruption {
+    case .timedOut:
+      dismiss(path)
+      throw .timedOut
+    case .cancelled:
+      dismiss(path)
+      throw .cancelled
+    case nil:
+      try shown.get()
+      return outcome.takeResult()
+    }
+  }
+
+  /// Asks the provider to take the prompt at `path` down, waiting a second at most for it to answer.
+  private func dismiss(_ path: String) {
+    let dismissal = LibSecretCall()
+    _ = try? dismissal.bounded(by: .seconds(1)) { () throws(CredentialError) in
+      _ = try callMethod("Dismiss", on: path, of: SecretServiceAPI.prompt, .tuple(), returning: "()", call: dismissal)
+    }
+  }
+}
+
+/// How a prompt ended, as its signals tell it. Only the thread waiting for the prompt touches it, from the
+/// callbacks of the context it iterates.
+private final class PromptOutcome {
+  private(set) var ended = false
+  private var result: Variant?
+
+  /// `Completed(dismissed: b, result: v)`.
+  func complete(with parameters: consuming Variant) {
+    guard !ended else { return }
+    if parameters.is("(bv)") && !parameters.child(0).boolean { result = parameters.child(1).unboxed }
+    ended = true
+  }
+
+  /// The provider went away, or the prompt ended without a result.
+  func end() { ended = true }
+
+  func takeResult() -> Variant? {
+    let taken = result.take()
+    return taken
+  }
+}
