@@ -123,6 +123,24 @@ struct FailureStateTests {
       "\(output.stderr)")
   }
 
+  @Test("an unlock prompt nobody answers: timedOut, or cancelled with the task; later calls work")
+  func unansweredPrompt() throws {
+    let output = try PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "save", "svc", "alice", "token",
+        "sh", Shell.lock,
+        "sh", Shell.prompter(.hang),
+        "read-timeout", "1000", "svc", "alice",
+        "read-cancel", "500", "svc", "alice",
+        "sh", Shell.unlock,
+        "read", "svc", "alice",
+      ])
+    #expect(
+      output.lines == ["ok", "ok sh 0", "ok sh 0", "error timedOut", "error cancelled", "ok sh 0", "ok token"],
+      "\(output.stderr)")
+  }
+
   @Test("a keyring unlocked behind a dismissed prompt reads back, never as absent")
   func unlockedBehindPrompt() throws {
     let output = try PrivateSession.probe(

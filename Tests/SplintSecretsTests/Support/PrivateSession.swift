@@ -53,11 +53,14 @@ struct PrivateSession {
       /// Unlocks the login keyring behind the prompt's back (as another program can), then refuses to show the
       /// prompt, so that gnome-keyring dismisses it.
       case unlockThenRefuse = "unlock"
+      /// Never answers, as a prompt nobody looks at: this and every later prompt stays up until it is dismissed.
+      case hang = "hang"
     }
 
     /// Starts a stand-in for gnome-keyring's prompter (`org.gnome.keyring.SystemPrompter`, the process that shows
-    /// its unlock prompts), which answers the next prompt gnome-keyring opens with `action` and then exits. Returns
-    /// once it owns its bus name. Prompts after that fail as they do headless: the real prompter finds no display.
+    /// its unlock prompts), which answers the next prompt gnome-keyring opens with `action` and then exits (but for
+    /// ``PrompterAction/hang``). Returns once it owns its bus name. Prompts after that fail as they do headless: the
+    /// real prompter finds no display.
     static func prompter(_ action: PrompterAction) -> String {
       let script =
         GnomeKeyringUnlock.python + """
@@ -76,6 +79,9 @@ struct PrivateSession {
                   if call.header.message_type == MessageType.method_call and fields.get(HeaderFields.member) == 'BeginPrompting':
                       break
               keyring = fields[HeaderFields.sender]
+              if sys.argv[1] == 'hang':
+                  while True:
+                      bus.receive()
               if sys.argv[1] == 'kill':
                   pid, = unwrap_msg(bus.send_and_get_reply(message_bus.GetConnectionUnixProcessID(keyring)))
                   os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// The paths of the Secret Service specification that gnome-keyring never takes, and replies that break it, each
+/// against ``ScriptedSecretService`` in a private D-Bus session.
+@Suite("Prompts a person answers, and providers that break the specification")
+struct SpecificationPathTests {
+  typealias Scripted = ScriptedSecretService
+
+  @Test("accepted prompts: unlocking, creating and deleting each go through, and their results are used")
+  func acceptedPrompts() throws {
+    let output = try PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.accepting),
+        // The collection is locked: the create fails, its collection is unlocked through a prompt, and the create
+        // itself asks through another.
+        "save", "svc", "alice", "token",
+        "read", "svc", "alice",
+        "sh", Scripted.lock,
+        // The unlock prompt's result names what it unlocked.
+        "read", "svc", "alice",
+        "save", "svc", "alice", "changed",
+        "read", "svc", "alice",
+        "delete", "svc", "alice",
+        "read", "svc", "alice",
+        "sh", Scripted.called("Prompt", times: 4),
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok", "ok token", "ok sh 0", "ok token", "ok", "ok changed", "ok", "ok nil", "ok sh 0",
+      ], "\(output.stderr)")
+  }
+
+  @Test("dismissed prompts: a create or a delete that asked first says locked, and changes nothing")
+  func dismissedPrompts() throws {
+    let output = try PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.dismissing),
+        "save", "svc", "alice", "token",
+        "delete", "svc", "bob",
+        "read", "svc", "alice",
+        "read", "svc", "bob",
+      ])
+    #expect(output.lines == ["ok sh 0", "error locked", "error locked", "ok nil", "ok kept"], "\(output.stderr)")
+  }
+
+  @Test("a prompt left up past the timeout is dismissed, and the call says timedOut")
+  func promptDismissedAtTheTimeout() throws {
+    let output = try PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.hanging),
+        "read-timeout", "500", "svc", "bob",
+        "sh", Scripted.called("Dismiss", times: 1),
+      ])
+    #expect(output.lines == ["ok sh 0", "error timedOut", "ok sh 0"], "\(output.stderr)")
+  }
+
+  @Test("replies that break the specification are typed errors, never a crash, a hang or a wrong value")
+  func brokenReplies() throws {
+    let output = try PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.breaking),
+        // Listed unlocked, but no secret given: asked three times, then absent.
+        "read", "svc-unused", "nobody",
+        "read", "empty", "alice",
+        "sh", Scripted.called("GetSecrets", times: 3),
+        "read", "othersession", "alice",
+        "accounts", "badattributes",
+        "read", "badreply", "alice",
+        "availability",
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok nil", "ok nil", "ok sh 0", "error backend secret-error 1", "error backend secret-error 1",
+        "error backend g-io-error-quark 13", "error backend secret-error 1",
+      ], "\(output.stderr)")
+  }
+}

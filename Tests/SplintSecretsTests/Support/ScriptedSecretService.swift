@@ -1,0 +1,182 @@
+import TestSupport
+
+/// A Secret Service written for the tests, in Python with jeepney, for the paths of the specification that
+/// gnome-keyring never takes and the replies it never gives: prompts a person accepts, a delete or a create that
+/// asks first, a prompt left up until it is dismissed, and replies that break the specification. Every other test
+/// runs against the real gnome-keyring; this one answers only what those paths need.
+///
+/// It owns `org.freedesktop.secrets` on a session bus of its own (a ``PrivateSession/Setup/noProvider`` session)
+/// and offers only the plain session algorithm, so libsecret falls back to it. Each method it is called with is
+/// appended to `$XDG_RUNTIME_DIR/scripted.log`.
+enum ScriptedSecretService {
+  /// How the service behaves.
+  enum Mode: String {
+    /// Its one collection starts locked. Unlocking, creating and deleting each show a prompt, which a person
+    /// accepts at once.
+    case accepting
+    /// Creating and deleting show a prompt, which is dismissed. It starts with an item: service `svc`, account
+    /// `bob`, secret `kept`.
+    case dismissing
+    /// Its collection is locked, with the item of ``dismissing``; the unlock prompt stays up until it is dismissed.
+    case hanging
+    /// Breaks the specification, by service: `empty` lists an unlocked item but gives no secret for it,
+    /// `othersession` sends a secret encoded for another session, `badattributes` has Attributes that are not
+    /// a dictionary, `badreply` answers SearchItems with the wrong signature; the collection's Locked is not a
+    /// boolean.
+    case breaking
+  }
+
+  /// An `sh` step that starts the service in `mode` and returns once it owns its name.
+  static func start(_ mode: Mode) -> String {
+    """
+    \(Programs.python) - \(mode.rawValue) >"$XDG_RUNTIME_DIR/scripted.out" 2>&1 <<'PY' &
+    \(script)
+    PY
+    for _ in $(seq 250); do grep -q ready "$XDG_RUNTIME_DIR/scripted.out" 2>/dev/null && exit 0; sleep 0.02; done
+    cat "$XDG_RUNTIME_DIR/scripted.out" >&2; exit 1
+    """
+  }
+
+  /// An `sh` step that locks the collection, as `secret-tool lock` would.
+  static let lock = """
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+      org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/scripted >/dev/null
+    """
+
+  /// An `sh` step that succeeds when the service was called with `method` exactly `count` times.
+  static func called(_ method: String, times count: Int) -> String {
+    "[ \"$(grep -cx '\(method)' \"$XDG_RUNTIME_DIR/scripted.log\")\" = \(count) ]"
+  }
+
+  private static let script = """
+    import os, sys
+    from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_return, new_signal
+    from jeepney.bus_messages import message_bus
+    from jeepney.io.blocking import open_dbus_connection
+
+    mode = sys.argv[1]
+    log = open(os.environ['XDG_RUNTIME_DIR'] + '/scripted.log', 'a', buffering=1)
+    ROOT = '/org/freedesktop/secrets'
+    COLLECTION = ROOT + '/collection/scripted'
+    SESSION = ROOT + '/session/1'
+    ITEM = 'org.freedesktop.Secret.Item.'
+    items = {}
+    state = {'locked': mode in ('accepting', 'hanging'), 'next': 0}
+    prompts = {}
+
+    def new_path(kind):
+        state['next'] += 1
+        return '%s/%s%d' % (COLLECTION if kind == 'item' else ROOT + '/prompt', kind, state['next'])
+
+    def add(service, account, secret):
+        items[new_path('item')] = {'attributes': {'service': service, 'username': account}, 'secret': secret}
+
+    if mode in ('dismissing', 'hanging'):
+        add('svc', 'bob', b'kept')
+    if mode == 'breaking':
+        for service in ('empty', 'othersession', 'badattributes', 'badreply'):
+            add(service, 'alice', b'x')
+
+    def matching(query):
+        return [p for p, i in items.items() if all(i['attributes'].get(k) == v for k, v in query.items())]
+
+    def prompt(action):
+        path = new_path('p')
+        prompts[path] = action
+        return path
+
+    def complete(bus, path, dismissed, result):
+        signal = new_signal(DBusAddress(path, interface='org.freedesktop.Secret.Prompt'), 'Completed', 'bv',
+                            (dismissed, result))
+        bus.send(signal)
+
+    with open_dbus_connection(bus='SESSION') as bus:
+        bus.send_and_get_reply(message_bus.RequestName('org.freedesktop.secrets'))
+        print('ready', flush=True)
+        while True:
+            msg = bus.receive()
+            if msg.header.message_type != MessageType.method_call:
+                continue
+            fields = msg.header.fields
+            path, member, body = fields[HeaderFields.path], fields[HeaderFields.member], msg.body
+            log.write(member + '\\n')
+            reply = lambda signature='', values=(): bus.send(new_method_return(msg, signature, values))
+            fail = lambda name, text: bus.send(new_error(msg, name, 's', (text,)))
+            if member == 'GetAll':
+                reply('a{sv}', ({},))
+            elif member == 'OpenSession':
+                if body[0] == 'plain':
+                    reply('vo', (('s', ''), SESSION))
+                else:
+                    fail('org.freedesktop.DBus.Error.NotSupported', 'plain only')
+            elif member == 'SearchItems':
+                found = matching(body[0])
+                if body[0].get('service') == 'badreply':
+                    reply('ao', (found,))
+                elif state['locked']:
+                    reply('aoao', ([], found))
+                else:
+                    reply('aoao', (found, []))
+            elif member == 'GetSecrets':
+                secrets = {}
+                for item in body[0]:
+                    service = items[item]['attributes']['service']
+                    session = ROOT + '/session/other' if service == 'othersession' else body[1]
+                    if not state['locked'] and service != 'empty':
+                        secrets[item] = (session, b'', items[item]['secret'], 'text/plain')
+                reply('a{o(oayays)}', (secrets,))
+            elif member == 'Unlock':
+                if not state['locked']:
+                    reply('aoo', (body[0], '/'))
+                else:
+                    reply('aoo', ([], prompt(('unlock', body[0]))))
+            elif member == 'Lock':
+                state['locked'] = True
+                reply('aoo', (body[0], '/'))
+            elif member == 'Prompt':
+                reply()
+                kind, argument = prompts[path]
+                if mode == 'hanging':
+                    continue
+                if mode == 'dismissing':
+                    complete(bus, path, True, ('s', ''))
+                elif kind == 'unlock':
+                    state['locked'] = False
+                    complete(bus, path, False, ('ao', argument))
+                elif kind == 'delete':
+                    del items[argument]
+                    complete(bus, path, False, ('s', ''))
+                else:
+                    attributes, secret = argument
+                    item = new_path('item')
+                    items[item] = {'attributes': attributes, 'secret': secret}
+                    complete(bus, path, False, ('o', item))
+            elif member == 'Dismiss':
+                reply()
+                complete(bus, path, True, ('s', ''))
+            elif member == 'ReadAlias':
+                reply('o', (COLLECTION,))
+            elif member == 'Get':
+                if body[1] == 'Locked':
+                    reply('v', (('s', 'no') if mode == 'breaking' else ('b', state['locked']),))
+                elif items[path]['attributes']['service'] == 'badattributes':
+                    reply('v', (('s', 'not a dictionary'),))
+                else:
+                    reply('v', (('a{ss}', items[path]['attributes']),))
+            elif member == 'Set':
+                reply()
+            elif member == 'CreateItem':
+                if state['locked']:
+                    fail('org.freedesktop.Secret.Error.IsLocked', 'Cannot create an item in a locked collection')
+                else:
+                    attributes = body[0][ITEM + 'Attributes'][1]
+                    reply('oo', ('/', prompt(('create', (attributes, body[1][2])))))
+            elif member == 'SetSecret':
+                items[path]['secret'] = body[0][2]
+                reply()
+            elif member == 'Delete':
+                reply('o', (prompt(('delete', path)),))
+            else:
+                fail('org.freedesktop.DBus.Error.UnknownMethod', 'not scripted: ' + member)
+    """
+}
