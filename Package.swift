@@ -31,13 +31,18 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintTorture",
-      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport"],
+      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport", "LibSecretFloor"],
       path: "Tests/SplintTorture"
     ),
     .executableTarget(
       name: "SplintBench",
-      dependencies: ["SplintSecrets", "SplintSettings", "CLibSecret"],
+      dependencies: ["SplintSecrets", "SplintSettings", "LibSecretFloor"],
       path: "Benchmarks/SplintBench"
+    ),
+    .target(
+      name: "LibSecretFloor",
+      dependencies: ["CLibSecret"],
+      path: "Benchmarks/LibSecretFloor"
     ),
     .executableTarget(
       name: "SplintDemo",

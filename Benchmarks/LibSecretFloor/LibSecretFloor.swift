@@ -1,12 +1,13 @@
-// The floor for Credential: the same libsecret calls made directly, as a C program would make them. Every libsecret
-// call of the benchmark is in this file.
+// The floor for Credential: the same lookups and stores made through libsecret's own synchronous API, as a C
+// program would make them. script/bench times Credential against it; script/torture compares memory with it.
 
 import CLibSecret
 import Foundation
 
-enum LibSecretFloor {
-  /// secret_service_lookup_sync for `service` and `username`, as Credential.read() does; the bytes read.
-  static func lookup(service: String, account: String, cancellable: Bool = false) -> Int {
+/// libsecret's password calls, on its default `SecretService`.
+public enum LibSecretFloor {
+  /// secret_service_lookup_sync for `service` and `username`, as Credential.read() reads; the bytes read.
+  public static func lookup(service: String, account: String, cancellable: Bool = false) -> Int {
     withAttributes(service: service, account: account) { table in
       let token = cancellable ? g_cancellable_new() : nil
       defer { if let token { g_object_unref(token) } }
@@ -19,7 +20,7 @@ enum LibSecretFloor {
   }
 
   /// secret_service_store_sync of `secret` as text, into the default collection.
-  static func store(_ secret: String, service: String, account: String) -> Bool {
+  public static func store(_ secret: String, service: String, account: String) -> Bool {
     withAttributes(service: service, account: account) { table in
       let value = secret_value_new(secret, -1, "text/plain")
       defer { secret_value_unref(UnsafeMutableRawPointer(value)) }

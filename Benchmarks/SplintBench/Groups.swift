@@ -1,4 +1,5 @@
 import Foundation
+import LibSecretFloor
 import SplintSecrets
 import SplintSettings
 import Synchronization
