@@ -32,8 +32,8 @@ func residentBytes() -> Int {
 private let weekSecret = String((0..<65_536).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
 
 /// `SplintTorture daemon-week READS`: the week, with READS reads of the 64 KiB secret and the other operations in
-/// proportion (for 20,000 reads: 2,000 async reads, 2,000 rounds of save, save again and delete, 2,000 listings,
-/// 500 reads while locked, 50 reads that time out and 50 that are cancelled, 200 reads across a provider restart).
+/// proportion (for 20,000 reads: 2,000 async reads, 2,000 rounds of save, save again and delete, 2,000 listings and
+/// availability checks, 500 reads while locked, 50 reads that time out and 50 that are cancelled, 200 reads across a provider restart).
 /// Prints a ``WeekReport``.
 func daemonWeek(reads: Int) async {
   var report = WeekReport()
@@ -80,6 +80,8 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
     for _ in 0..<count {
       let accounts = try Credential.accounts(service: "torture.week")
       expect(accounts == ["token"], "accounts listed \(accounts)")
+      let availability = Credential.availability()
+      expect(availability.isAvailable, "availability said \(availability)")
     }
   }
   func readWhileLocked(_ count: Int) throws {
@@ -154,7 +156,7 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
     ("read()", reads, { try readTokens(reads) }),
     ("async readData()", tenth, { try await readTokensAsync(tenth) }),
     ("save, save again, delete", tenth * 3, { try saveAndDelete(tenth) }),
-    ("accounts", tenth, { try listAccounts(tenth) }),
+    ("accounts and availability", tenth * 2, { try listAccounts(tenth) }),
     ("read() while locked", locked, { try readWhileLocked(locked) }),
     ("timed out and cancelled reads", interrupted * 2, { try await interruptedReads(interrupted) }),
     ("read() across a provider restart", restart, { try readsAcrossARestart(restart) }),
