@@ -1,7 +1,7 @@
 import Foundation
 
-/// The freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), reached through libsecret on the D-Bus
-/// session bus. The default store of every ``Credential``.
+/// The freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), reached over the D-Bus session bus with
+/// libsecret's help. The default store of every ``Credential``.
 ///
 /// Items are those other tools write and read: attributes `service` and `username` under the schema name
 /// `org.freedesktop.Secret.Generic`. Lookups match on `service` and `username` alone, so items written by
@@ -10,6 +10,10 @@ import Foundation
 /// Every call is bounded by ``timeout``: a prompt nobody answers or a provider that hangs ends in
 /// ``CredentialError/timedOut``, and the prompt is dismissed. Through `Credential`'s `async` API, a call also
 /// ends, with ``CredentialError/cancelled``, when its task is cancelled.
+///
+/// Secrets cross the bus encrypted (libsecret negotiates the session). A secret read is decrypted into libsecret's
+/// non-pageable memory, which is wiped when freed, and handed out in a `Data` whose bytes are wiped when its last
+/// copy goes. Calls made over and over, as a long-running daemon makes them, do not grow the process.
 public final class SecretServiceStore: CredentialStore, InterruptibleCredentialStore {
   /// The store every `Credential` uses unless given another: a timeout of one minute.
   public static let shared = SecretServiceStore()
