@@ -33,7 +33,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// Looks the secret up, unlocking its collection if needed (which may prompt).
   ///
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when a matching item exists but
-  ///   its collection stays locked: libsecret reports that as "nothing found", this store does not.
+  ///   its collection stays locked (libsecret's own lookup reports that as "nothing found"; this store does not).
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
     try perform(LibSecretCall()) { service, call throws(CredentialError) in try self.read(credential, service, call) }
   }
@@ -152,7 +152,10 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   private func delete(_ credential: Credential, _ service: Service, _ call: LibSecretCall) throws(CredentialError) {
     let found = try service.search(credential.attributes, call: call)
     try unlock(found.locked, service, call)
-    for item in found.all where try !service.delete(item, call: call) { throw Self.stillLocked }
+    for item in found.all {
+      // false: the provider asked before deleting, and the prompt was dismissed.
+      if try !service.delete(item, call: call) { throw Self.stillLocked }
+    }
   }
 
   private func accounts(
@@ -174,7 +177,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     if try service.unlock(objects, call: call).count < objects.count { throw Self.stillLocked }
   }
 
-  /// A collection that stayed locked after libsecret asked to unlock it. Where a display exists the Secret Service
+  /// A collection that stayed locked after we asked to unlock it (or a change it asked about was refused). Where a display exists the Secret Service
   /// could show its prompt, so it was dismissed; without one (SSH, CI, containers) no prompt could be shown.
   private static var stillLocked: CredentialError {
     let environment = ProcessInfo.processInfo.environment
