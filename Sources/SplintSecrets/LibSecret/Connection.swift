@@ -119,6 +119,13 @@ final class SecretServiceConnection: @unchecked Sendable {
     return reply
   }
 
+  /// Sends `method` of `interface` to the object at `path` and returns at once, asking for no reply.
+  func send(_ method: String, to path: String, of interface: String, _ parameters: borrowing Variant) {
+    // With no callback, GDBus sends the call flagged NO_REPLY_EXPECTED and keeps nothing for a reply.
+    g_dbus_connection_call(
+      bus, owner, path, interface, method, parameters.raw, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, nil, nil, nil)
+  }
+
   /// The bus connection the proxy uses; it lives as long as this connection.
   var bus: OpaquePointer { g_dbus_proxy_get_connection(proxy.dbusProxy) }
 

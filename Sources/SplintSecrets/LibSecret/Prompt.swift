@@ -49,12 +49,10 @@ extension SecretServiceConnection {
     }
   }
 
-  /// Asks the provider to take the prompt at `path` down, waiting a second at most for it to answer.
+  /// Asks the provider to take the prompt at `path` down. Waits for nothing: a provider whose prompt hangs may not
+  /// answer (gnome-keyring waits for its prompter first), and the call that gave up on it has waited long enough.
   private func dismiss(_ path: String) {
-    let dismissal = LibSecretCall()
-    _ = try? dismissal.bounded(by: .seconds(1)) { () throws(CredentialError) in
-      _ = try callMethod("Dismiss", on: path, of: SecretServiceAPI.prompt, .tuple(), returning: "()", call: dismissal)
-    }
+    send("Dismiss", to: path, of: SecretServiceAPI.prompt, .tuple())
   }
 }
 

@@ -43,9 +43,14 @@ enum ScriptedSecretService {
       org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/scripted >/dev/null
     """
 
-  /// An `sh` step that succeeds when the service was called with `method` exactly `count` times.
+  /// An `sh` step that succeeds when the service has been called with `method` exactly `count` times, waiting up to
+  /// two seconds for calls still on their way (a dismissal is sent without waiting for its reply).
   static func called(_ method: String, times count: Int) -> String {
-    "[ \"$(grep -cx '\(method)' \"$XDG_RUNTIME_DIR/scripted.log\")\" = \(count) ]"
+    """
+    for _ in $(seq 100); do
+      [ "$(grep -cx '\(method)' "$XDG_RUNTIME_DIR/scripted.log")" = \(count) ] && exit 0; sleep 0.02
+    done; exit 1
+    """
   }
 
   private static let script = """
