@@ -182,6 +182,13 @@ struct FailureStateTests {
     #expect(output.lines == Array(repeating: "error noSessionBus", count: 6), "\(output.stderr)")
   }
 
+  @Test("a session bus that never answers: timedOut, not noSessionBus, and the next call is bounded too")
+  func wedgedBus() throws {
+    let output = try PrivateSession.probe(
+      .wedgedBus, ["read-timeout", "300", "svc", "alice", "read-timeout", "300", "svc", "alice"])
+    #expect(output.lines == ["error timedOut", "error timedOut"], "\(output.stderr)")
+  }
+
   @Test("gnome-keyring without a login keyring: saving says noDefaultCollection, reading finds nothing")
   func noDefaultCollection() throws {
     let output = try PrivateSession.probe(

@@ -88,14 +88,17 @@ final class SecretServiceConnection: @unchecked Sendable {
   /// connection is told not to exit the process when the bus goes away, which GLib's default would do to a
   /// long-running daemon.
   private static func requireSessionBus(call: LibSecretCall) throws(CredentialError) {
-    var location: UnsafeMutablePointer<GError>?
-    guard let raw = g_bus_get_sync(G_BUS_TYPE_SESSION, call.gCancellable, &location) else {
-      // Whatever the reason (no address, a socket that is gone), there is no bus to reach.
-      location.map { _ = GErrorReference(taking: $0) }
-      throw .noSessionBus
+    do throws(CredentialError) {
+      let raw = try call.checking { g_bus_get_sync(G_BUS_TYPE_SESSION, call.gCancellable, $0) }
+      // NULL comes with an error, which `checking` has thrown.
+      guard let raw else { throw .noSessionBus }  // coverage:ignore — never without an error
+      let bus = GObjectReference<GObject>(taking: raw)
+      g_dbus_connection_set_exit_on_close(bus.opaque, 0)
+    } catch  where call.interruption != nil {
+      throw error  // a bus that does not answer in time (a wedged dbus-daemon), or a cancelled task
+    } catch {
+      throw .noSessionBus  // whatever the reason (no address, a socket that is gone), there is no bus to reach
     }
-    let bus = GObjectReference<GObject>(taking: raw)
-    g_dbus_connection_set_exit_on_close(bus.opaque, 0)
   }
 
   // MARK: Calls

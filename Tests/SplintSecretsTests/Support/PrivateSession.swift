@@ -18,6 +18,8 @@ struct PrivateSession {
     case brokenProvider
     /// No session bus.
     case noBus
+    /// A session bus address whose socket accepts connections but never answers, as a wedged bus daemon.
+    case wedgedBus
   }
 
   static let password = "private-session-password"
@@ -155,6 +157,13 @@ struct PrivateSession {
     case .noBus:
       environment["XDG_RUNTIME_DIR"] = "/nonexistent"
       return try Programs.run(probe, environment: environment)
+    case .wedgedBus:
+      let socket = directory.appendingPathComponent("wedged-bus").path
+      environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
+      let listen =
+        "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(600)"
+      let start = "\(Programs.python) -c '\(listen)' \(socket) & while [ ! -S \(socket) ]; do sleep 0.02; done"
+      return try Programs.run(["bash", "-c", "\(start); exec \"$@\"", "session"] + probe, environment: environment)
     }
   }
 
