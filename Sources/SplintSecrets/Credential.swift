@@ -70,7 +70,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: ``CredentialError/invalidArgument(_:)`` for an empty service or account, and the other
   ///   ``CredentialError``s when the secret could not be stored; nothing was changed then.
   public func save(_ secret: String) throws(CredentialError) {
-    try save(Data(secret.utf8), as: .text)
+    try save(Data.wiping(utf8: secret), as: .text)
   }
 
   /// Stores `secret` as bytes (`application/octet-stream`), replacing what was stored before.
@@ -156,7 +156,7 @@ extension Credential {
 
   /// ``save(_:)-70gx`` without blocking the calling thread.
   public func save(_ secret: String) async throws(CredentialError) {
-    try await save(Data(secret.utf8), as: .text)
+    try await save(Data.wiping(utf8: secret), as: .text)
   }
 
   /// ``save(_:)-sqpl`` without blocking the calling thread.

@@ -218,42 +218,77 @@ private func megabytes(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
 
 // MARK: - Secrets in a core dump
 
-/// `SplintTorture hold-secret SERVICE ACCOUNT COUNT`: reads the credential's bytes COUNT times, keeps the last
-/// `Data`, prints "ready" and waits to be killed (and, before that, dumped).
+/// `SplintTorture hold-secret SERVICE ACCOUNT COUNT`: reads the credential's bytes COUNT times and keeps the last
+/// `Data`; then saves, COUNT times, a text it builds from that one (the marker on its own, which it keeps); prints
+/// "ready" and waits to be killed (and, before that, dumped).
 func holdSecret(service: String, account: String, count: Int) -> Never {
   let credential = Credential(service: service, account: account)
+  let scratch = Credential(service: service, account: account + ".saved")
   var held: Data?
+  var text = ""
   do {
     for _ in 0..<count { held = try credential.readData() }
+    // The text to save, built in one buffer from the marker alone, so that no copy of the text but the kept one is
+    // left behind by its making: padding, the marker, ".saved", padding.
+    let secret = held ?? Data()
+    guard let start = secret.range(of: Data(markerPrefix.utf8)) else { throw TortureError("no marker read") }
+    let marker = String(decoding: secret[start.lowerBound..<start.lowerBound + markerLength], as: UTF8.self)
+    let padding = String(repeating: "-", count: 100)
+    text.reserveCapacity(2 * padding.utf8.count + markerLength + 6)
+    text += padding
+    text += marker
+    text += ".saved"
+    text += padding
+    for _ in 0..<count { try scratch.save(text) }
   } catch {
     print("error \(error)")
     exit(1)
   }
   print("ready \(held?.count ?? 0)")
   fflush(nil)
-  while true { withExtendedLifetime(held) { _ = sleep(60) } }
+  while true { withExtendedLifetime(held) { withExtendedLifetime(text) { _ = sleep(60) } } }
 }
 
-/// A process that read a secret a thousand times holds it once, in the `Data` it kept: every copy on the way (the
-/// D-Bus reply, libsecret's decrypted value, our own) was encrypted, wiped or handed over. Checked in a core dump of
-/// the process, taken with gdb's `gcore`.
+/// How the secret of the core-dump scenario begins, and how long it is (the prefix and a UUID).
+private let markerPrefix = "splint-core-marker-"
+private let markerLength = markerPrefix.utf8.count + 36
+
+/// The number of times `needle` occurs in `haystack`.
+private func occurrences(of needle: String, in haystack: Data) -> Int {
+  var count = 0
+  var searched = haystack.startIndex..<haystack.endIndex
+  while let found = haystack.range(of: Data(needle.utf8), in: searched) {
+    count += 1
+    searched = found.upperBound..<haystack.endIndex
+  }
+  return count
+}
+
+/// A process that read a secret a thousand times holds it once, in the `Data` it kept, and one that saved a secret
+/// a thousand times holds it once, in the `String` it kept: every copy on the way (the D-Bus messages, libsecret's
+/// values, our own) was encrypted, wiped or handed over. Checked in a core dump of the process, taken with gdb's
+/// `gcore`.
 func secretInACoreDump(_ scratch: Scratch) async -> Outcome {
-  await scenario("a secret read 1,000 times appears once in a core dump: in the Data still held") { outcome in
+  await scenario("secrets read and saved 1,000 times appear once in a core dump: where the caller keeps them") {
+    outcome in
     try unlockKeyring()
-    let marker = "splint-core-marker-\(UUID().uuidString)"
+    let marker = markerPrefix + UUID().uuidString
     let credential = Credential(service: "torture.core", account: "marker")
     // Saved here, not in the reader, so that the reader never had the secret but from the Secret Service. The
     // marker sits in the middle, where malloc's bookkeeping in a freed block does not overwrite it.
     let padding = String(repeating: "-", count: 2_000)
     try await credential.save(Data((padding + marker + padding).utf8))
-    defer { _ = try? credential.delete() }
+    defer {
+      _ = try? credential.delete()
+      _ = try? Credential(service: "torture.core", account: "marker.saved").delete()
+    }
     let reader = try Programs.start(
       [CommandLine.arguments[0], "hold-secret", "torture.core", "marker", "1000"], seconds: nil)
     defer {
       reader.send(SIGKILL)
       reader.wait()
     }
-    guard await eventually(within: 60, { reader.stdoutSoFar.hasPrefix("ready") }) else {
+    guard await eventually(within: 120, { reader.stdoutSoFar.hasPrefix("ready") }) else {
       throw TortureError("the reader did not get ready: \(reader.stdoutSoFar)")
     }
     let core = scratch.url("core", "reader")
@@ -265,16 +300,17 @@ func secretInACoreDump(_ scratch: Scratch) async -> Outcome {
     guard dump.status == 0, let image = FileManager.default.contents(atPath: file) else {
       throw TortureError("gcore failed (exit \(dump.status)): \(dump.stderr.suffix(1_000))")
     }
-    var copies = 0
-    var searched = image.startIndex..<image.endIndex
-    while let found = image.range(of: Data(marker.utf8), in: searched) {
-      copies += 1
-      searched = found.upperBound..<image.endIndex
+    // The saved text is the marker with ".saved"; the read one is followed by its padding.
+    let read = occurrences(of: marker + "-", in: image)
+    let saved = occurrences(of: marker + ".saved", in: image)
+    outcome.operations = 2_000
+    for (what, copies) in [("read", read), ("saved", saved)] as [(String, Int)] where copies != 1 {
+      outcome.fail(
+        copies == 0
+          ? "the core dump lacks the \(what) secret the process kept: the search is broken"
+          : "the core dump holds \(copies) copies of the \(what) secret; only the one kept may")
     }
-    outcome.operations = 1_000
-    if copies > 1 { outcome.fail("the core dump holds \(copies) copies of the secret; only the Data held may") }
-    if copies == 0 { outcome.fail("the core dump does not hold the Data the process kept: the search is broken") }
-    outcome.figure = String(
-      format: "the secret %d time%@ in a %.0f MB core", copies, copies == 1 ? "" : "s", Double(image.count) / 1_048_576)
+    let megabytes = Int((Double(image.count) / 1_048_576).rounded())
+    outcome.figure = "copies of the secret read: \(read), of the secret saved: \(saved), in a \(megabytes) MB core"
   }
 }

@@ -219,6 +219,13 @@ private final class SignalHandler {
 }
 
 extension Data {
+  /// The UTF-8 bytes of `text`, in a `Data` whose storage is zeroed before it is freed (see ``wiping(_:)``): the
+  /// copy `Credential.save(_:)` makes of the caller's text.
+  static func wiping(utf8 text: String) -> Data {
+    var text = text
+    return text.withUTF8 { wiping(UnsafeRawBufferPointer($0)) }
+  }
+
   /// A copy of `bytes` whose storage is zeroed before it is freed, so that a secret does not outlive the last
   /// `Data` that holds it in freed heap memory (and so in a core dump). A copy the caller makes is the caller's.
   static func wiping(_ bytes: UnsafeRawBufferPointer) -> Data {
