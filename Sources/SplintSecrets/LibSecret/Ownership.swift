@@ -68,10 +68,31 @@ struct Variant: ~Copyable {
     self.raw = raw
   }
 
+  /// Takes a reference of its own to a value the caller only borrows (a signal's parameters).
+  init(retaining raw: OpaquePointer) { self.raw = g_variant_ref(raw) }
+
   /// Owns a newly built value: sinks its floating reference (or takes one more if it was not floating).
   init(sinking raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
 
   deinit { g_variant_unref(raw) }
+}
+
+/// A `GVariantBuilder` for an array, released when it ends; ``Variant/array(of:_:)`` hands it out.
+struct ArrayBuilder: ~Copyable {
+  private let raw: UnsafeMutablePointer<GVariantBuilder>
+
+  init(type: String) {
+    // g_variant_builder_new copies the type.
+    raw = allocated(type.withCString { g_variant_builder_new(OpaquePointer($0)) })
+  }
+
+  deinit { g_variant_builder_unref(raw) }
+
+  /// Appends `element`, which must have the array's element type; the array takes a reference of its own.
+  func append(_ element: borrowing Variant) { g_variant_builder_add_value(raw, element.raw) }
+
+  /// The array built so far.
+  consuming func end() -> Variant { Variant(sinking: g_variant_builder_end(raw)) }
 }
 
 /// One reference to a libsecret `SecretValue`, whose bytes live in non-pageable memory that libsecret wipes when

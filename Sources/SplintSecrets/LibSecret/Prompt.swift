@@ -21,7 +21,7 @@ extension SecretServiceConnection {
         // Subscribed before the prompt is shown, so that an answer cannot come before anyone listens.
         let completion = SignalSubscription(
           on: bus, sender: owner, interface: SecretServiceAPI.prompt, member: "Completed", path: path
-        ) { parameters in outcome.complete(with: Variant(taking: g_variant_ref(parameters))) }
+        ) { parameters in outcome.complete(with: Variant(retaining: parameters)) }
         let disappearance = SignalSubscription(
           on: bus, sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
           path: "/org/freedesktop/DBus", arg0: owner

@@ -98,21 +98,3 @@ extension Variant {
     return dictionary
   }
 }
-
-/// A `GVariantBuilder` for an array, released when it ends; ``Variant/array(of:_:)`` hands it out.
-struct ArrayBuilder: ~Copyable {
-  private let raw: UnsafeMutablePointer<GVariantBuilder>
-
-  fileprivate init(type: String) {
-    // g_variant_builder_new copies the type.
-    raw = allocated(type.withCString { g_variant_builder_new(OpaquePointer($0)) })
-  }
-
-  deinit { g_variant_builder_unref(raw) }
-
-  /// Appends `element`, which must have the array's element type; the array takes a reference of its own.
-  func append(_ element: borrowing Variant) { g_variant_builder_add_value(raw, element.raw) }
-
-  /// The array built so far.
-  fileprivate consuming func end() -> Variant { Variant(sinking: g_variant_builder_end(raw)) }
-}
