@@ -5,14 +5,29 @@
 import Foundation
 import Glibc
 
-/// A failed system call: which one, on what, and errno.
+/// A failed system call: which one, on what, and errno; or a path that is not a regular file.
 struct FileIOError: Error, Equatable, CustomStringConvertible {
   let operation: String
   let path: String
   let code: Int32
+  /// What `path` is, when the failure is that it is not a regular file.
+  var kind: FileKind?
+
+  init(operation: String, path: String, code: Int32) {
+    self.operation = operation
+    self.path = path
+    self.code = code
+  }
+
+  /// `path` is `kind`, which settings are never read from or written to.
+  init(path: String, is kind: FileKind) {
+    self.init(operation: "use", path: path, code: EINVAL)
+    self.kind = kind
+  }
 
   /// The errno in words, with what to do for the common cases.
   var description: String {
+    if let kind { return "\(path) is \(kind), not a regular file" }
     let remedy =
       switch code {
       case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
@@ -21,6 +36,33 @@ struct FileIOError: Error, Equatable, CustomStringConvertible {
       default: ""
       }
     return "\(operation) \(path) failed: \(String(cString: strerror(code)))\(remedy)"
+  }
+}
+
+/// What a path names when it is not a regular file.
+enum FileKind: Sendable, Equatable, CustomStringConvertible {
+  case directory, fifo, socket, characterDevice, blockDevice
+
+  /// The kind of file `mode` (from stat) describes, or nil for a regular file.
+  init?(mode: mode_t) {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: self = .directory
+    case S_IFIFO: self = .fifo
+    case S_IFSOCK: self = .socket
+    case S_IFBLK: self = .blockDevice
+    default: self = .characterDevice  // S_IFCHR: stat follows links, so nothing else is left
+    }
+  }
+
+  var description: String {
+    switch self {
+    case .directory: "a directory"
+    case .fifo: "a FIFO (named pipe)"
+    case .socket: "a socket"
+    case .characterDevice: "a character device"
+    case .blockDevice: "a block device"
+    }
   }
 }
 
@@ -62,16 +104,22 @@ enum FileIO {
   // MARK: - Reading
 
   /// The file's bytes and the identity of what was read, or nil when there is no file.
+  ///
+  /// - Throws: A ``FileIOError`` with a ``FileIOError/kind`` when `path` is not a regular file. Its type is looked
+  ///   at before it is opened: opening a FIFO waits for a writer, and opening a device can act on it.
   static func read(_ path: String) throws(FileIOError) -> (bytes: [UInt8], identity: FileIdentity)? {
+    guard try requireRegularOrAbsent(path) else { return nil }
     let descriptor: Int32
     do throws(FileIOError) {
-      descriptor = try retrying("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+      // O_NONBLOCK: should a FIFO have taken the file's place since the look, the open returns at once.
+      descriptor = try retrying("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
     } catch  where error.code == ENOENT || error.code == ENOTDIR {
-      return nil
+      return nil  // coverage:ignore — removed between the look and the open, a window of microseconds
     }
     defer { close(descriptor) }
     var status = stat()
     try retrying("stat", path) { fstat(descriptor, &status) }
+    if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(Int(status.st_size))
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -83,6 +131,22 @@ enum FileIO {
       bytes += chunk[..<count]
     }
     return (bytes, FileIdentity(status))
+  }
+
+  /// Returns whether a regular file is at `path` (following links), false when nothing is.
+  ///
+  /// - Throws: A ``FileIOError`` with a ``FileIOError/kind`` when something else is there (a directory, a FIFO, a
+  ///   device, a socket).
+  @discardableResult
+  static func requireRegularOrAbsent(_ path: String) throws(FileIOError) -> Bool {
+    var status = stat()
+    do throws(FileIOError) {
+      try retrying("stat", path) { stat(path, &status) }
+    } catch  where error.code == ENOENT || error.code == ENOTDIR {
+      return false
+    }
+    if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
+    return true
   }
 
   /// The identity of the file now, or nil when there is none.
@@ -204,9 +268,17 @@ enum FileIO {
   /// Runs `body` holding an exclusive `flock` on the lock file at `path`. The lock file is never deleted, so that
   /// every writer locks the same inode; the kernel drops a lock when its holder dies, so there is never a stale
   /// lock to clean up. (Locking the settings file itself would not do: each write renames a new inode over it.)
+  ///
+  /// The lock file must be a regular file: it is not followed if it is a symlink (O_NOFOLLOW, so that nobody can
+  /// make a writer create or lock another file), and a FIFO or a device there is refused without blocking.
   static func withExclusiveLock<T>(_ path: String, _ body: () throws(FileIOError) -> T) throws(FileIOError) -> T {
-    let descriptor = try retrying("open lock", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+    let descriptor = try retrying("open lock", path) {
+      open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
+    }
     defer { close(descriptor) }
+    var status = stat()
+    try retrying("stat", path) { fstat(descriptor, &status) }
+    if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
     try retrying("lock", path) { flock(descriptor, LOCK_EX) }
     return try body()
   }

@@ -19,6 +19,9 @@ public enum SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
   case unencodableValue(key: String, reason: String)
   /// Writing the settings file failed. The file and the values in memory are as they were.
   case writeFailed(URL, reason: String)
+  /// The settings file (after following symlinks) is not a regular file but `kind`: a directory, a FIFO, a socket
+  /// or a device. It is neither read nor written, and nothing on disk is changed.
+  case notARegularFile(URL, kind: String)
   /// Text meant to be JSON is not.
   case invalidJSON(reason: String)
   /// A suite name that is not a plain directory name.
@@ -49,6 +52,12 @@ public enum SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
       return """
         Could not write the settings file \(url.path): \(reason). The file and the values in memory are as they \
         were.
+        """
+    case .notARegularFile(let url, let kind):
+      return """
+        The settings file \(url.path) is \(kind), not a regular file, so it is neither read nor written, and \
+        nothing on disk was changed. Point the store at a regular file, or remove what is at that path (or \
+        re-point the symlink) so that a new file can be made there.
         """
     case .invalidJSON(let reason):
       return "The text is not valid JSON: \(reason)."

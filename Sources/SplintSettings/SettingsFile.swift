@@ -138,7 +138,7 @@ final class SettingsFile: WatchedFile {
       do throws(FileIOError) {
         contents = try FileIO.read(path)
       } catch {
-        reportProblem(.unreadableFile(url, reason: error.description), identity: current, in: &io)
+        reportProblem(settingsError(error, otherwise: SettingsError.unreadableFile), identity: current, in: &io)
         return nil
       }
       guard let contents else { return adopt(SettingsDocument(), identity: nil, in: &io) }
@@ -186,6 +186,8 @@ final class SettingsFile: WatchedFile {
     let outcome = io.withLock { io -> Result<(T, Notification?), E> in
       do throws(FileIOError) {
         let target = try FileIO.resolvingLinks(path)
+        // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock.
+        try FileIO.requireRegularOrAbsent(target)
         try FileIO.createDirectory((target as NSString).deletingLastPathComponent)
         return try FileIO.withExclusiveLock(target + ".lock") { () throws(FileIOError) in
           let found = try FileIO.read(target)
@@ -217,7 +219,7 @@ final class SettingsFile: WatchedFile {
           return .success((result, adopt(document, identity: FileIO.identity(path), in: &io)))
         }
       } catch {
-        let failure = SettingsError.writeFailed(url, reason: error.description)
+        let failure = settingsError(error, otherwise: SettingsError.writeFailed)
         report(failure)
         return .failure(failed(failure))
       }
@@ -225,6 +227,15 @@ final class SettingsFile: WatchedFile {
     let (result, notification) = try outcome.get()
     notification?.deliver()
     return result
+  }
+
+  /// The error to report for `error`: ``SettingsError/notARegularFile(_:kind:)`` when that is what it is, else
+  /// `otherwise` with its description.
+  private func settingsError(
+    _ error: FileIOError, otherwise: (URL, String) -> SettingsError
+  ) -> SettingsError {
+    guard let kind = error.kind else { return otherwise(url, error.description) }
+    return .notARegularFile(url, kind: error.path == path ? "\(kind)" : "\(kind) (\(error.path))")
   }
 
   /// Makes `document` the content in use, and returns what to tell observers.

@@ -62,7 +62,7 @@ extension SettingsError {
     switch self {
     case .invalidJSON, .invalidSuiteName, .unencodableValue:
       ExitStatus.usage
-    case .corruptFile, .unreadableFile, .undecodableValue, .writeFailed:
+    case .corruptFile, .unreadableFile, .notARegularFile, .undecodableValue, .writeFailed:
       ExitStatus.failure
     }
   }

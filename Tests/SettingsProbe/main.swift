@@ -7,6 +7,7 @@
 //   SettingsProbe watch FILE KEY UNTIL READY     print KEY's JSON on every change, until it equals UNTIL;
 //                                                creates the file READY once watching
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
+//   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
 //
 // Every failure is printed as `error <description>` with exit status 1.
 
@@ -64,6 +65,8 @@ struct SettingsProbe {
       }
     case ("path", 2):
       print(SettingsStore(suite: arguments[1]).fileURL.path)
+    case ("problem", 2):
+      print(store(arguments[1]).fileError.map(\.description) ?? "none")
     default:
       print("usage: see the comment at the top of Tests/SettingsProbe/main.swift")
       exit(2)
