@@ -21,6 +21,11 @@ final class SettingsFile: WatchedFile {
   private let io: Mutex<IOState>
   /// What readers and observers see. Held only briefly, never during I/O.
   private let shared: Mutex<Shared>
+  /// Where this file's reloads run, one at a time, so that a reload waiting for a write of this file (which may
+  /// itself wait for another process's lock) holds up no other file's.
+  private let reloads = DispatchQueue(label: "splint.settings.file", target: .global(qos: .userInitiated))
+  /// Whether a reload is queued and has not started yet; more news of a change then need not queue another.
+  private let reloadQueued = Mutex(false)
 
   private struct IOState {
     /// The identity of the file `document` was read from or written to; nil when there was no file.
@@ -29,8 +34,11 @@ final class SettingsFile: WatchedFile {
     var document = SettingsDocument()
     /// The identity of a file that could not be used, once reported, so that it is reported once.
     var reportedProblem: FileIdentity?
-    /// Whether a reload is waiting to parse again a file that failed to parse.
+    /// Whether a reload is waiting to look again at a file that was blank, gone or unparsable.
     var retryPending = false
+    /// Counts the contents adopted, so that a look again scheduled before the latest one is dropped: the file was
+    /// whole in between, and a new doubt gets a grace of its own.
+    var adoptions: UInt64 = 0
     /// Files written by this process, for tests that count them.
     var writes = 0
   }
@@ -120,16 +128,34 @@ final class SettingsFile: WatchedFile {
   /// How many times this process has written the file.
   var writeCount: Int { io.withLock { $0.writes } }
 
+  /// Queues a reload on this file's own queue (once, however many times this is called before it starts) and
+  /// returns at once: the watcher's queue, which serves every file, never waits for one.
   func contentMayHaveChanged() {
-    reload()
+    let queued = reloadQueued.withLock { queued in
+      defer { queued = true }
+      return queued
+    }
+    guard !queued else { return }
+    reloads.async { [self] in
+      reloadQueued.withLock { $0 = false }
+      reload()
+    }
   }
 
   /// Loads the file if it changed since it was last read or written here, and tells observers what changed.
   ///
   /// A file that does not parse may be half-written by an editor that saves in place; it is parsed once more a
-  /// moment later before being reported corrupt. Until it parses, the last good content stays in use.
+  /// moment later (``grace``) before being reported corrupt. A file that is blank, or gone, may be in the middle of
+  /// a save too; it is believed only if it still is after the grace. Meanwhile the last good content stays in use,
+  /// so that observers see one change from the old content to the new, never everything removed for a moment.
   func reload(retrying: Bool = false) {
+    reload(retrying: retrying, after: nil)
+  }
+
+  /// ``reload(retrying:)``, for a look again scheduled when `adoptions` was as given; dropped if it has changed.
+  private func reload(retrying: Bool, after adoptions: UInt64?) {
     let notification = io.withLock { io -> Notification? in
+      if let adoptions, adoptions != io.adoptions { return nil }
       if retrying { io.retryPending = false }
       // Nothing to do when the file is the one in use, or the bad one already reported.
       let current = FileIO.identity(path)
@@ -141,7 +167,9 @@ final class SettingsFile: WatchedFile {
         reportProblem(settingsError(error, otherwise: SettingsError.unreadableFile), identity: current, in: &io)
         return nil
       }
-      guard let contents else { return adopt(SettingsDocument(), identity: nil, in: &io) }
+      guard let contents else {
+        return adopt(SettingsDocument(), identity: nil, in: &io)
+      }
       do throws(JSONSyntaxError) {
         let document = try SettingsDocument(parsing: contents.bytes)
         // A blank file is what an editor saving in place leaves between truncating and writing: only one that
@@ -162,11 +190,18 @@ final class SettingsFile: WatchedFile {
     bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
   }
 
-  /// Reads the file again in a moment, once; the content in use stays meanwhile.
+  /// How long a file that is blank, gone or unparsable is given to become whole before it is believed: longer than
+  /// an editor takes to finish a save, short enough for a person not to notice.
+  static let grace: DispatchTimeInterval = .milliseconds(100)
+
+  /// Reads the file again after ``grace``, once; the content in use stays meanwhile.
   private func retryLater(_ io: inout IOState) -> Notification? {
     if !io.retryPending {
       io.retryPending = true
-      SettingsWatcher.shared.after(.milliseconds(100)) { [weak self] in self?.reload(retrying: true) }
+      let adoptions = io.adoptions
+      reloads.asyncAfter(deadline: .now() + Self.grace) { [weak self] in
+        self?.reload(retrying: true, after: adoptions)
+      }
     }
     return nil
   }
@@ -243,6 +278,8 @@ final class SettingsFile: WatchedFile {
     io.document = document
     io.identity = identity
     io.reportedProblem = nil
+    io.retryPending = false
+    io.adoptions += 1
     return shared.withLock { shared -> Notification? in
       shared.problem = nil
       let values = document.values

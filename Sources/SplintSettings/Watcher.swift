@@ -6,7 +6,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// A file whose content may have changed: the watcher calls this on its own serial queue.
+/// A file whose content may have changed: the watcher calls this on its own serial queue, which serves every file,
+/// so it must return at once.
 protocol WatchedFile: AnyObject, Sendable {
   func contentMayHaveChanged()
 }
@@ -80,11 +81,6 @@ final class SettingsWatcher: Sendable {
       state.registrations[id] = nil
       updatePolling(&state)
     }
-  }
-
-  /// Runs `work` on the watcher's queue after `delay`.
-  func after(_ delay: DispatchTimeInterval, _ work: @escaping @Sendable () -> Void) {
-    queue.asyncAfter(deadline: .now() + delay, execute: work)
   }
 
   // MARK: - Watches

@@ -20,6 +20,53 @@ import Testing
     #expect(await take(1, from: changes) == [["interval"]])
   }
 
+  @Test("a write stuck behind another process's lock on one file holds up no other file's changes")
+  func oneSlowFileDoesNotStallTheOthers() async throws {
+    let slow = scratch.store("slow.json")
+    try slow.set(.int(0), forKey: "a")
+    let other = scratch.store("other.json")
+    // When other.json's change is delivered here, on the monotonic clock (timed where it happens, not when a task
+    // gets around to looking).
+    let arrival = Shared<Int?>(nil)
+    let observer = other.file.makeObserverID()
+    _ = other.file.observe("volume", id: observer) { _, value in
+      if value == .int(7) { arrival.value.withLock { $0 = monotonicNanoseconds() } }
+    }
+    defer { other.file.removeObserver("volume", id: observer) }
+    // Another process holds slow.json's lock for 2 s. Meanwhile it changes slow.json, which this process must
+    // reload while its own write of slow.json waits for the lock, and then other.json, which must arrive at once.
+    let script = """
+      import fcntl, json, os, sys, time
+      def save(path, content):
+          with open(path + '.new', 'w') as f: json.dump(content, f)
+          os.rename(path + '.new', path)
+      slow, other = sys.argv[1], sys.argv[2]
+      with open(slow + '.lock', 'a') as lock:
+          fcntl.flock(lock, fcntl.LOCK_EX)
+          print('locked', flush=True)
+          time.sleep(0.3)
+          save(slow, {'a': 1})
+          time.sleep(0.2)
+          save(other, {'volume': 7})
+          print(time.monotonic_ns(), flush=True)
+          time.sleep(1.5)
+      """
+    let holder = try Programs.start([Programs.python, "-c", script, slow.fileURL.path, other.fileURL.path])
+    #expect(await eventually { holder.stdoutSoFar.hasPrefix("locked") })
+    // A thread of its own, not one of Swift's few cooperative ones, since it blocks for about 2 s.
+    let written = Shared<Result<Void, SettingsError>?>(nil)
+    Thread { written.value.withLock { $0 = Result { () throws(SettingsError) in try slow.set(.int(2), forKey: "a") } } }
+      .start()
+    #expect(await eventually { arrival.value.withLock { $0 } != nil })
+    #expect(await eventually { holder.stdoutSoFar.split(separator: "\n").count == 2 })
+    let sent = Int(holder.stdoutSoFar.split(separator: "\n").last ?? "") ?? 0
+    let delay = (arrival.value.withLock { $0 } ?? .max) - sent
+    #expect(delay < 50_000_000, "other.json's change took \(delay / 1_000_000) ms")
+    #expect(holder.wait().status == 0)
+    #expect(await eventually { written.value.withLock { $0 } != nil })
+    #expect(slow.value(forKey: "a") == .int(2))
+  }
+
   @Test func twoProcessesWritingDifferentKeysAtOnceKeepBoth() async throws {
     let store = scratch.store()
     let writers = try ["left", "right"].map { try startProbe("write-keys", store.fileURL.path, $0, "100") }

@@ -54,6 +54,13 @@ func take<Element: Sendable>(
   }
 }
 
+/// The monotonic clock (CLOCK_MONOTONIC, the one Python's `time.monotonic_ns` reads), in nanoseconds.
+func monotonicNanoseconds() -> Int {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Int(now.tv_sec) * 1_000_000_000 + now.tv_nsec
+}
+
 /// A value that concurrent tasks share.
 final class Shared<Value: Sendable>: Sendable {
   let value: Mutex<Value>
