@@ -168,6 +168,9 @@ final class SettingsFile: WatchedFile {
         return nil
       }
       guard let contents else {
+        // A file that vanished may be in the middle of a save: emacs (with backups) and vim move it aside, and
+        // `git checkout` unlinks it, before the new one appears. Only one still gone a moment later has no settings.
+        if !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
         return adopt(SettingsDocument(), identity: nil, in: &io)
       }
       do throws(JSONSyntaxError) {

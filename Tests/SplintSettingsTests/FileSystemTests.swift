@@ -52,6 +52,44 @@ import Testing
     #expect(store.keys == [])
   }
 
+  @Test(
+    "saves that move or unlink the old file first show one change, never every key removed for a moment",
+    arguments: [
+      ("emacs with backups", #"mv "$0" "$0~" && sleep 0.02 && printf '{"volume": %s, "other": 1}' "$1" > "$0""#),
+      (
+        "vim, backupcopy=no",
+        #"mv "$0" "$0~" && sleep 0.02 && printf '{"volume": %s, "other": 1}' "$1" > "$0"; rm "$0~""#
+      ),
+      ("git checkout", #"rm "$0" && sleep 0.02 && printf '{"volume": %s, "other": 1}' "$1" > "$0""#),
+    ])
+  func renameAwaySaves(editor: String, save: String) async throws {
+    let store = scratch.store()
+    try store.update {
+      $0["volume"] = .int(1); $0["other"] = .int(1)
+    }
+    let changes = store.changes()
+    // Each save leaves no file for 20 ms (a slow disk, a big file), well inside the grace.
+    for round in 2...11 {
+      #expect(try Programs.run(["sh", "-c", save, store.fileURL.path, String(round)]).status == 0)
+      #expect(await eventually { store.value(forKey: "volume") == .int(round) }, "\(editor), round \(round)")
+    }
+    let seen = await take(10, from: changes, within: 2)
+    #expect(seen == Array(repeating: ["volume"], count: 10), "\(editor): \(seen)")
+  }
+
+  @Test("a file that stays gone is empty once the grace has passed")
+  func aFileThatStaysGoneIsEmpty() async throws {
+    let store = scratch.store()
+    let volume = Setting("volume", default: 0, store: store)
+    volume.value = 3
+    let updates = volume.updates(initial: false)
+    let removed = ContinuousClock.now
+    try FileManager.default.removeItem(at: store.fileURL)
+    #expect(await collect(updates) { $0 == 0 } == [0])
+    #expect(ContinuousClock.now - removed >= .milliseconds(100), "not before the grace")
+    #expect(store.keys == [])
+  }
+
   @Test func anEmptyObjectRemovesEverythingAtOnce() async throws {
     let store = scratch.store()
     let volume = Setting("volume", default: 0, store: store)
