@@ -16,7 +16,7 @@ struct Splintctl: AsyncParsableCommand {
       Exit status:
         0   success
         1   absent: no such secret or setting
-        64  usage error: a bad argument, an empty secret, an invalid suite name
+        64  usage error: a bad argument, text that is not UTF-8, an empty secret, an invalid suite name
         69  the Secret Service is unavailable or locked (or timed out)
         70  any other failure, such as a settings file that cannot be written
       `splintctl sandbox` exits with its command's status.
@@ -26,6 +26,15 @@ struct Splintctl: AsyncParsableCommand {
       PathCommand.self, WatchCommand.self, SandboxCommand.self,
     ]
   )
+
+  /// Runs the command the arguments name, once every argument is known to be UTF-8 (see ``UTF8Input``).
+  static func main() async {
+    do {
+      await main(try UTF8Input.arguments())
+    } catch {
+      exit(withError: error)
+    }
+  }
 }
 
 /// The exit statuses `splintctl` documents.
