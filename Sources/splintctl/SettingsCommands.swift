@@ -70,6 +70,13 @@ struct SetCommand: ParsableCommand {
       string even when it is valid JSON (`--string zip 02134`). A value that starts with "-", such as a negative \
       number, goes after --: `splintctl set --suite app offset -- -5`. Other processes watching the file see the \
       change at once; keys this command does not set are kept exactly.
+
+      --stdin, or - as VALUE, reads the value from standard input instead, for values longer than the command \
+      line allows: `splintctl set --suite app motd --stdin < motd.txt`. It is taken as VALUE would be (JSON when \
+      it is valid JSON, a string otherwise or with --string), except that one trailing newline (\\n or \\r\\n, as \
+      echo and editors add) is dropped, as `splintctl secret store` drops it. To keep a string's trailing newline, \
+      send it as JSON: `jq -Rs . < motd.txt | splintctl set --suite app motd --stdin`. To store the string "-" \
+      itself, give it as JSON: '"-"'. Arguments and standard input must be UTF-8 text.
       """)
 
   @OptionGroup var options: StoreOptions
@@ -77,14 +84,33 @@ struct SetCommand: ParsableCommand {
   @Argument(help: "The setting's key.")
   var key: String
 
-  @Argument(help: "The value: JSON, or else a string.")
-  var value: String
+  @Argument(help: "The value: JSON, or else a string; - reads it from standard input, as --stdin does.")
+  var value: String?
 
-  @Flag(help: "Store VALUE as a string even when it is valid JSON.")
+  @Flag(help: "Store the value as a string even when it is valid JSON.")
   var string = false
 
+  @Flag(help: "Read the value from standard input, dropping one trailing newline.")
+  var stdin = false
+
+  func validate() throws {
+    if stdin, value != nil {
+      throw ValidationError("Give the value as VALUE or on standard input with --stdin, not both.")
+    }
+    if !stdin, value == nil {
+      throw ValidationError("Give the value: as VALUE, or on standard input with --stdin (or - as VALUE).")
+    }
+  }
+
   func run() throws {
-    let json = string ? .string(value) : (try? JSONValue(parsing: value)) ?? .string(value)
+    var text = value ?? "-"
+    if stdin || text == "-" {
+      text = try UTF8Input.standardInput()
+      if text.utf8.last == UInt8(ascii: "\n") {
+        text.removeLast()  // "\r\n" is a single Character, so this drops both
+      }
+    }
+    let json = string ? .string(text) : (try? JSONValue(parsing: text)) ?? .string(text)
     do {
       try options.storeForChange().set(json, forKey: key)
     } catch let error as SettingsError {
