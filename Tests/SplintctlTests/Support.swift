@@ -14,3 +14,9 @@ func splintctl(
 func splintctl(_ arguments: [String], bytes: Data) throws -> ProgramOutput {
   try Programs.run([Programs.helper("splintctl")] + arguments, input: bytes)
 }
+
+/// Runs the built `splintctl` with `arguments` given as bytes, which need not be UTF-8.
+@discardableResult
+func splintctl(bytes arguments: [[UInt8]]) throws -> ProgramOutput {
+  try Programs.run(bytes: [Array(Programs.helper("splintctl").utf8)] + arguments)
+}

@@ -107,6 +107,21 @@ public enum Programs {
     try start(arguments, input: input, environment: environment, seconds: seconds).wait()
   }
 
+  /// Runs a program like ``run(_:input:environment:seconds:)``, with arguments given as bytes, which need not be
+  /// UTF-8 (a Swift `String` cannot hold such an argument).
+  ///
+  /// - Parameters:
+  ///   - arguments: The program and its arguments, each as the bytes the program receives (without a NUL).
+  ///   - input: The program's standard input.
+  ///   - environment: The whole environment; the test process's own when nil.
+  ///   - seconds: After this long the program is stopped (status 124).
+  @discardableResult
+  public static func run(
+    bytes arguments: [[UInt8]], input: Data = Data(), environment: [String: String]? = nil, seconds: Int = 60
+  ) throws -> ProgramOutput {
+    try spawn(arguments, input: input, environment: environment, seconds: seconds).wait()
+  }
+
   /// Starts `arguments[0]` like ``run(_:input:environment:seconds:)`` and returns at once.
   ///
   /// - Parameters:
@@ -118,9 +133,14 @@ public enum Programs {
   public static func start(
     _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil, seconds: Int? = 60
   ) throws -> RunningProgram {
-    guard let program = arguments.first, isInstalled(program) else {
-      throw ProgramError.notFound(arguments.first ?? "")
-    }
+    try spawn(arguments.map { Array($0.utf8) }, input: input, environment: environment, seconds: seconds)
+  }
+
+  private static func spawn(
+    _ arguments: [[UInt8]], input: Data, environment: [String: String]?, seconds: Int?
+  ) throws -> RunningProgram {
+    let program = String(decoding: arguments.first ?? [], as: UTF8.self)
+    guard !arguments.isEmpty, isInstalled(program) else { throw ProgramError.notFound(program) }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-run-\(UUID())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let files = ["stdin", "stdout", "stderr"].map { directory.appendingPathComponent($0).path }
@@ -143,14 +163,22 @@ public enum Programs {
     posix_spawnattr_setsigdefault(&attributes, &signals)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-    let command = seconds.map { ["timeout", "--kill-after=5", String($0)] + arguments } ?? arguments
-    let argv = command.map { strdup($0) } + [nil]
+    let command =
+      seconds.map { ["timeout", "--kill-after=5", String($0)].map { Array($0.utf8) } + arguments } ?? arguments
+    let argv = command.map(cString) + [nil]
     let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") } + [nil]
     defer { (argv + envp).forEach { free($0) } }
     var pid = pid_t()
-    let spawned = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
+    let spawned = argv[0].map { posix_spawnp(&pid, $0, &actions, &attributes, argv, envp) } ?? ENOMEM
     guard spawned == 0 else { throw ProgramError.spawn(program, spawned) }
     return RunningProgram(pid: pid, directory: directory)
+  }
+
+  /// A copy of `bytes` with a NUL after them, to `free`.
+  private static func cString(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+    (bytes + [0]).withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { $0.baseAddress.flatMap(strdup) }
+    }
   }
 
   private static func isInstalled(_ program: String) -> Bool {
