@@ -145,3 +145,68 @@ struct HelpTests {
     #expect(script.stdout.contains("sandbox") && script.stdout.contains("secret"))
   }
 }
+
+/// `splintctl set KEY --stdin` and `splintctl set KEY -`.
+@Suite("splintctl set from standard input")
+struct SetFromStandardInputTests {
+  let scratch = Scratch()
+  var file: String { scratch.url("settings.json").path }
+
+  @Test func aValueTooLongForTheCommandLineRoundTrips() throws {
+    let long = String(repeating: "abcdé", count: 50_000)  // 300,000 bytes; one argument may hold 131,072
+    #expect(long.utf8.count == 300_000)
+    #expect(try splintctl("set", "--file", file, "long", "--stdin", input: long).status == 0)
+    #expect(try splintctl("get", "--file", file, "long").stdout == "\"\(long)\"\n")
+    let json = "[" + String(repeating: "1234567,", count: 37_499) + "123456]"  // 300,000 bytes of JSON
+    #expect(json.utf8.count == 300_000)
+    #expect(try splintctl("set", "--file", file, "numbers", "-", input: json).status == 0)
+    let numbers = try splintctl("get", "--file", file, "numbers").stdout
+    #expect(numbers.split(separator: "\n").count == 37_500 + 2)
+    #expect(numbers.hasPrefix("[\n  1234567,\n") && numbers.hasSuffix(",\n  123456\n]\n"))
+  }
+
+  @Test func theValueIsTakenAsVALUEWouldBe() throws {
+    try splintctl("set", "--file", file, "retries", "--stdin", input: "3\n")
+    try splintctl("set", "--file", file, "zip", "--string", "-", input: "02134\n")
+    try splintctl("set", "--file", file, "name", "-", input: "Alice")
+    try splintctl("set", "--file", file, "empty", "--stdin", input: "")
+    #expect(try splintctl("get", "--file", file, "retries").stdout == "3\n")
+    #expect(try splintctl("get", "--file", file, "zip").stdout == "\"02134\"\n")
+    #expect(try splintctl("get", "--file", file, "name").stdout == "\"Alice\"\n")
+    #expect(try splintctl("get", "--file", file, "empty").stdout == "\"\"\n")
+  }
+
+  @Test func oneTrailingNewlineIsDroppedAsSecretStoreDropsIt() throws {
+    for (key, input, stored) in [
+      ("echoed", "text\n", #""text""#), ("printf", "text", #""text""#), ("windows", "text\r\n", #""text""#),
+      ("blank-line", "text\n\n", #""text\n""#), ("json", "\"text\\n\"\n", #""text\n""#),
+    ] {
+      #expect(try splintctl("set", "--file", file, key, "--stdin", input: input).status == 0)
+      #expect(try splintctl("get", "--file", file, key).stdout == stored + "\n", "\(key)")
+    }
+    let help = try splintctl("set", "--help").stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(help.contains("one trailing newline (\\n or \\r\\n, as echo and editors add) is dropped"))
+  }
+
+  @Test func stdinTogetherWithAValueIsAUsageError() throws {
+    let output = try splintctl("set", "--file", file, "k", "--stdin", "1", input: "2")
+    #expect(output.status == 64)
+    #expect(output.stderr.contains("Give the value as VALUE or on standard input with --stdin, not both."))
+    let neither = try splintctl("set", "--file", file, "k")
+    #expect(neither.status == 64)
+    #expect(neither.stderr.contains("on standard input with --stdin (or - as VALUE)"))
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  @Test func standardInputThatIsNotUTF8IsAUsageError() throws {
+    for arguments in [["set", "--file", file, "k", "--stdin"], ["set", "--file", file, "k", "-"]] {
+      let output = try splintctl(arguments, bytes: Data([0x63, 0x61, 0x66, 0xE9, 0x0A]))
+      #expect(output.status == 64)
+      #expect(
+        output.stderr
+          == "splintctl: standard input is not valid UTF-8 at byte 4: \"caf\\xe9\\x0a\". splintctl reads values as "
+          + "UTF-8 text: convert it first, for example with iconv -f LATIN1 -t UTF-8.\n")
+    }
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+}
