@@ -240,6 +240,38 @@ enum FileIO {
     throw FileIOError(operation: "resolve", path: path, code: ELOOP)
   }
 
+  /// Every name whose change can change what `path` leads to: each symbolic link met on the way (a link among the
+  /// path's directories, or the file's own link, and every link they lead through), and the name it ends at, each
+  /// with the directories before it resolved. Watching their directories sees any link re-pointed.
+  static func namesAlong(_ path: String) -> [String] {
+    var names: [String] = []
+    var resolved = ""
+    var pending = Array(path.split(separator: "/").reversed())
+    var links = 0
+    while let component = pending.popLast() {
+      if component == "." || component.isEmpty { continue }
+      if component == ".." {
+        resolved = (resolved as NSString).deletingLastPathComponent
+        if resolved == "/" { resolved = "" }
+        continue
+      }
+      let candidate = resolved + "/" + component
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = readlink(candidate, &buffer, buffer.count - 1)
+      guard length > 0, links < 40 else {
+        resolved = candidate
+        continue
+      }
+      links += 1
+      names.append(candidate)
+      let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if target.hasPrefix("/") { resolved = "" }
+      pending += target.split(separator: "/").reversed()
+    }
+    names.append(resolved.isEmpty ? "/" : resolved)
+    return names
+  }
+
   /// One name for the file at `path` however it is reached (symlinks, `..`): the real path of the file, or of its
   /// directory when the file does not exist yet.
   static func canonicalPath(_ path: String) -> String {

@@ -28,6 +28,9 @@ final class SettingsFile: WatchedFile {
   private let reloadQueued = Mutex(false)
 
   private struct IOState {
+    /// The names the watcher watches for this file: every symlink on the way to it, and where it ends (see
+    /// `FileIO.namesAlong`). Looked at again on every reload, so that a link re-pointed re-aims the watches.
+    var watched: [String] = []
     /// The identity of the file `document` was read from or written to; nil when there was no file.
     var identity: FileIdentity?
     /// The last good content.
@@ -98,10 +101,20 @@ final class SettingsFile: WatchedFile {
     // watched; where it cannot be made now, the watcher polls until it exists.
     let target = (try? FileIO.resolvingLinks(path)) ?? path
     try? FileIO.createDirectory((target as NSString).deletingLastPathComponent)
-    SettingsWatcher.shared.watch(self, at: (target == path ? [path] : [path, target]).map(Self.location))
+    io.withLock { aim(&$0) }
     // The first load reports a broken file at once, so that a short-lived reader (a command-line tool) is told;
     // should it be an editor's save caught halfway, the save's own event brings the good content a moment later.
     reload(retrying: true)
+  }
+
+  /// Watches the names that lead to the file now, unless they are the ones watched already: a link re-pointed (the
+  /// file's own, or one among its directories, as `ln -sf`, `ln -sfn` and dotfile managers do) re-aims the watches
+  /// at where the path leads now.
+  private func aim(_ io: inout IOState) {
+    let names = FileIO.namesAlong(path)
+    guard names != io.watched else { return }
+    io.watched = names
+    SettingsWatcher.shared.watch(self, at: names.map(Self.location))
   }
 
   private static func location(of path: String) -> (directory: String, name: String) {
@@ -155,6 +168,7 @@ final class SettingsFile: WatchedFile {
   /// ``reload(retrying:)``, for a look again scheduled when `adoptions` was as given; dropped if it has changed.
   private func reload(retrying: Bool, after adoptions: UInt64?) {
     let notification = io.withLock { io -> Notification? in
+      aim(&io)
       if let adoptions, adoptions != io.adoptions { return nil }
       if retrying { io.retryPending = false }
       // Nothing to do when the file is the one in use, or the bad one already reported.

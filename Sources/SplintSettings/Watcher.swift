@@ -65,10 +65,12 @@ final class SettingsWatcher: Sendable {
   /// Whether this process has an inotify instance (false when the per-user limit was reached before it started).
   var usesInotify: Bool { state.withLock { $0.descriptor >= 0 } }
 
-  /// Starts telling `file` about changes to any of `locations` (directory, file name).
+  /// Starts telling `file` about changes to any of `locations` (directory, file name), in place of any it was
+  /// told about before.
   func watch(_ file: some WatchedFile, at locations: [(directory: String, name: String)]) {
     let id = ObjectIdentifier(file)
     state.withLock { state in
+      disarm(id, in: &state)
       state.registrations[id] = Registration(file: file, locations: locations)
       arm(id, in: &state)
     }
