@@ -12,6 +12,8 @@ struct FileIOError: Error, Equatable, CustomStringConvertible {
   let code: Int32
   /// What `path` is, when the failure is that it is not a regular file.
   var kind: FileKind?
+  /// Why, in words, when errno alone would not say it.
+  var explanation: String?
 
   init(operation: String, path: String, code: Int32) {
     self.operation = operation
@@ -28,6 +30,7 @@ struct FileIOError: Error, Equatable, CustomStringConvertible {
   /// The errno in words, with what to do for the common cases.
   var description: String {
     if let kind { return "\(path) is \(kind), not a regular file" }
+    if let explanation { return explanation }
     let remedy =
       switch code {
       case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
@@ -37,6 +40,13 @@ struct FileIOError: Error, Equatable, CustomStringConvertible {
       }
     return "\(operation) \(path) failed: \(String(cString: strerror(code)))\(remedy)"
   }
+}
+
+/// Who a settings file belongs to, and its permissions: what a replacement must have too.
+struct Ownership: Equatable, Sendable {
+  let user: uid_t
+  let group: gid_t
+  let mode: mode_t
 }
 
 /// What a path names when it is not a regular file.
@@ -139,14 +149,49 @@ enum FileIO {
   ///   device, a socket).
   @discardableResult
   static func requireRegularOrAbsent(_ path: String) throws(FileIOError) -> Bool {
+    try regularFileStatus(path) != nil
+  }
+
+  /// The status of the regular file at `path` (following links), or nil when nothing is there.
+  private static func regularFileStatus(_ path: String) throws(FileIOError) -> stat? {
     var status = stat()
     do throws(FileIOError) {
       try retrying("stat", path) { stat(path, &status) }
     } catch  where error.code == ENOENT || error.code == ENOTDIR {
-      return false
+      return nil
     }
     if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
-    return true
+    return status
+  }
+
+  /// The owner, group and mode a replacement of the file at `path` must get, or nil when there is no file yet (a
+  /// new one belongs to this process's user, mode 0600).
+  ///
+  /// - Throws: When the file is not a regular file; when this process may not write it (replacing it would only
+  ///   need the directory, but a file one may not write is not one's to replace); or when the replacement could not
+  ///   keep its owner and group: only root may give a file to another user, or to a group it is not in.
+  static func replacementOwnership(_ path: String) throws(FileIOError) -> Ownership? {
+    guard let status = try regularFileStatus(path) else { return nil }
+    try retrying("write", path) { faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) }
+    let ownership = Ownership(user: status.st_uid, group: status.st_gid, mode: status.st_mode & 0o7777)
+    let user = geteuid()
+    guard user == 0 || (ownership.user == user && isMember(of: ownership.group)) else {
+      var error = FileIOError(operation: "keep the owner of", path: path, code: EPERM)
+      error.explanation = """
+        \(path) belongs to user \(ownership.user) and group \(ownership.group): a write by user \(user) would give \
+        it to user \(user). Write it as its owner, or as root, which keeps the owner
+        """
+      throw error
+    }
+    return ownership
+  }
+
+  /// Whether this process may give a file to `group`: its own, or one of its supplementary groups.
+  private static func isMember(of group: gid_t) -> Bool {
+    if getegid() == group { return true }
+    var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
+    let count = getgroups(Int32(groups.count), &groups)
+    return groups.prefix(Int(max(count, 0))).contains(group)
   }
 
   /// The identity of the file now, or nil when there is none.
@@ -165,20 +210,25 @@ enum FileIO {
 
   /// Replaces the file at `path` with `bytes`, so that a crash at any moment leaves either the old or the new
   /// content, never a mix or an empty file: write a new file beside it, fsync, rename it over the old one, fsync
-  /// the directory. A new file gets mode 0600; a replaced one keeps its mode. On failure the old file is untouched.
+  /// the directory. A new file gets mode 0600; a replaced one keeps its owner, group and mode (see
+  /// ``replacementOwnership(_:)``, which also says when a file is refused). On failure the old file is untouched.
   /// Without `sync` (for measuring what durability costs), the two fsyncs are left out: still atomic, not durable.
   static func replace(_ path: String, with bytes: [UInt8], sync: Bool = true) throws(FileIOError) {
     let directory = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
-    var existing = stat()
-    let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
+    let ownership = try replacementOwnership(path)
+    let mode = ownership?.mode ?? 0o600
     let temporary = "\(directory)/.\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
     // Failures name the settings file: the temporary file is a detail of how it is replaced.
     let descriptor = try retrying("create a file beside", path) {
-      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     }
     do throws(FileIOError) {
       defer { close(descriptor) }
+      // The owner first: a change of owner clears the set-user-ID and set-group-ID bits that the mode restores.
+      if let ownership, ownership.user != geteuid() || ownership.group != getegid() {
+        try retrying("give the new file the owner of", path) { fchown(descriptor, ownership.user, ownership.group) }
+      }
       try retrying("chmod", path) { fchmod(descriptor, mode) }
       var written = 0
       while written < bytes.count {
@@ -303,7 +353,12 @@ enum FileIO {
   ///
   /// The lock file must be a regular file: it is not followed if it is a symlink (O_NOFOLLOW, so that nobody can
   /// make a writer create or lock another file), and a FIFO or a device there is refused without blocking.
-  static func withExclusiveLock<T>(_ path: String, _ body: () throws(FileIOError) -> T) throws(FileIOError) -> T {
+  ///
+  /// The lock file belongs to whoever the settings file belongs to (`owner`), so that root writing a user's file
+  /// never leaves a lock the user cannot open; root gives one it finds to the settings file's owner.
+  static func withExclusiveLock<T>(
+    _ path: String, owner: Ownership?, _ body: () throws(FileIOError) -> T
+  ) throws(FileIOError) -> T {
     let descriptor = try retrying("open lock", path) {
       open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
     }
@@ -311,6 +366,11 @@ enum FileIO {
     var status = stat()
     try retrying("stat", path) { fstat(descriptor, &status) }
     if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
+    if let owner, owner.user != status.st_uid || owner.group != status.st_gid,
+      geteuid() == 0 || status.st_uid == geteuid()
+    {
+      try retrying("give the lock file the owner of", path) { fchown(descriptor, owner.user, owner.group) }
+    }
     try retrying("lock", path) { flock(descriptor, LOCK_EX) }
     return try body()
   }

@@ -238,10 +238,11 @@ final class SettingsFile: WatchedFile {
     let outcome = io.withLock { io -> Result<(T, Notification?), E> in
       do throws(FileIOError) {
         let target = try FileIO.resolvingLinks(path)
-        // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock.
-        try FileIO.requireRegularOrAbsent(target)
+        // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock, and a file this
+        // process may not write, or could not keep the owner of, must not get a lock its owner cannot open.
+        let ownership = try FileIO.replacementOwnership(target)
         try FileIO.createDirectory((target as NSString).deletingLastPathComponent)
-        return try FileIO.withExclusiveLock(target + ".lock") { () throws(FileIOError) in
+        return try FileIO.withExclusiveLock(target + ".lock", owner: ownership) { () throws(FileIOError) in
           let found = try FileIO.read(target)
           var document = SettingsDocument()
           var corrupt = false

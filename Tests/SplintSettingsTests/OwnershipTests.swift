@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+/// Files that belong to someone else: root writing a user's file keeps it the user's, and a user never replaces a
+/// file they may not write, or could not keep the owner of. Other users need root: these run only as root, in a
+/// private mount namespace on a tmpfs at /mnt (never the machine's own), and skip otherwise.
+@Suite struct OwnershipTests {
+  /// Runs `script` with sh as root in a new mount namespace with a tmpfs at /mnt, holding a copy of SettingsProbe at
+  /// /mnt/probe. `as_user UID GID GROUPS COMMAND...` runs a command as that user, with those supplementary groups (and keeps the probe's coverage profile);
+  /// `probe` is the probe. Nil where this process is not root or namespaces are not permitted.
+  func asRoot(_ script: String) throws -> ProgramOutput? {
+    guard getuid() == 0, (try? Programs.run(["unshare", "--mount", "true"]))?.status == 0 else { return nil }
+    let prelude = """
+      set -u
+      mount -t tmpfs -o mode=0755 tmpfs /mnt && cp "$0" /mnt/probe && mkdir -m 1777 /mnt/profiles || exit 99
+      profiles=$(dirname "${LLVM_PROFILE_FILE:-/nonexistent/x}")
+      as_user() {
+        user=$1 group=$2 groups=$3; shift 3
+        setpriv --reuid="$user" --regid="$group" --groups="$groups" env LLVM_PROFILE_FILE=/mnt/profiles/%p.profraw "$@"
+        status=$?
+        [ -d "$profiles" ] && cp /mnt/profiles/*.profraw "$profiles/" 2>/dev/null
+        return $status
+      }
+      probe=/mnt/probe
+
+      """
+    return try Programs.run(["unshare", "--mount", "sh", "-c", prelude + script, Programs.helper("SettingsProbe")])
+  }
+
+  @Test("root writing a user's file keeps its owner, group and mode, and the lock is the user's too")
+  func rootKeepsTheOwner() throws {
+    let output = try asRoot(
+      """
+      mkdir -m 0700 /mnt/home && chown 1000:1000 /mnt/home && cd /mnt/home
+      printf '{"a": 1}' > settings.json && chown 1000:1000 settings.json && chmod 0640 settings.json
+      $probe set /mnt/home/settings.json b 2
+      stat -c '%n %u:%g %a' settings.json settings.json.lock
+      # A lock left by root before (root-only): root gives it to the file's owner.
+      chown 0:0 settings.json.lock
+      $probe set /mnt/home/settings.json b 3
+      stat -c '%n %u:%g %a' settings.json.lock
+      # And the user can still write their file.
+      as_user 1000 1000 1000 $probe set /mnt/home/settings.json b 4
+      tr -d ' \\n' < settings.json; echo
+      """)
+    guard let output else {
+      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
+      return
+    }
+    #expect(
+      output.lines == [
+        "settings.json 1000:1000 640", "settings.json.lock 1000:1000 600", "settings.json.lock 1000:1000 600",
+        #"{"a":1,"b":4}"#,
+      ], "\(output)")
+  }
+
+  @Test("a user writing their file in a group they share keeps the group")
+  func aSharedGroupIsKept() throws {
+    let output = try asRoot(
+      """
+      mkdir -m 0777 /mnt/team && cd /mnt/team
+      printf '{"a": 1}' > settings.json && chown 1000:2000 settings.json && chmod 0660 settings.json
+      as_user 1000 1000 2000 $probe set /mnt/team/settings.json a 2
+      echo "status $?"
+      stat -c '%n %u:%g %a' settings.json settings.json.lock
+      """)
+    guard let output else {
+      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
+      return
+    }
+    #expect(
+      output.lines == ["status 0", "settings.json 1000:2000 660", "settings.json.lock 1000:2000 600"], "\(output)")
+  }
+
+  @Test("a user who may write the directory but not the file does not replace it")
+  func aFileOneMayNotWriteIsRefused() throws {
+    let output = try asRoot(
+      """
+      mkdir -m 0777 /mnt/shared && cd /mnt/shared
+      printf '{"a": 1}' > settings.json && chown 1001:1001 settings.json && chmod 0644 settings.json
+      as_user 1000 1000 1000 $probe set /mnt/shared/settings.json a 2
+      echo "status $?"
+      stat -c '%u:%g %a' settings.json; cat settings.json; echo; ls -A
+      """)
+    guard let output else {
+      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
+      return
+    }
+    let path = "/mnt/shared/settings.json"
+    #expect(
+      output.lines.first
+        == "error Could not write the settings file \(path): write \(path) failed: Permission denied; permission denied: "
+        + "check the owner and mode of \(path). The file and the values in memory are as they were.", "\(output)")
+    #expect(Array(output.lines.dropFirst()) == ["status 1", "1001:1001 644", #"{"a": 1}"#, "settings.json"])
+  }
+
+  @Test("a user who may write the file (through its group) but not keep its owner is refused")
+  func aFileWhoseOwnerCannotBeKeptIsRefused() throws {
+    let output = try asRoot(
+      """
+      mkdir -m 0777 /mnt/group && cd /mnt/group
+      printf '{"a": 1}' > settings.json && chown 1001:1000 settings.json && chmod 0664 settings.json
+      as_user 1000 1000 1000 $probe set /mnt/group/settings.json a 2
+      echo "status $?"
+      stat -c '%u:%g %a' settings.json; cat settings.json; echo; ls -A
+      """)
+    guard let output else {
+      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
+      return
+    }
+    let path = "/mnt/group/settings.json"
+    #expect(
+      output.lines.first
+        == "error Could not write the settings file \(path): \(path) belongs to user 1001 and group 1000: a write "
+        + "by user 1000 would give it to user 1000. Write it as its owner, or as root, which keeps the owner. "
+        + "The file and the values in memory are as they were.", "\(output)")
+    #expect(Array(output.lines.dropFirst()) == ["status 1", "1001:1000 664", #"{"a": 1}"#, "settings.json"])
+  }
+}
