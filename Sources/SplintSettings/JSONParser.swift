@@ -74,8 +74,8 @@ struct JSONParser: ~Copyable {
     skipWhitespace()
     switch peek {
     case UInt8(ascii: "{"):
-      var members: [String: JSONValue] = [:]
-      try parseObject(depth: depth + 1) { _, key, value, _ in members[key] = value }
+      var members: [JSONKey: JSONValue] = [:]
+      try parseObject(depth: depth + 1) { _, key, value, _ in members[JSONKey(key)] = value }
       return .object(members)
     case UInt8(ascii: "["):
       return .array(try parseArray(depth: depth + 1))
@@ -105,7 +105,8 @@ struct JSONParser: ~Copyable {
   ) throws(JSONSyntaxError) {
     try enter(depth)
     index += 1  // {
-    var keys = Set<String>()
+    // Keys are the same only when their Unicode scalars are: "é" and "e" + U+0301 are two (see JSONKey).
+    var keys = Set<JSONKey>()
     skipWhitespace()
     if peek == UInt8(ascii: "}") {
       index += 1
@@ -118,7 +119,7 @@ struct JSONParser: ~Copyable {
       guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
       let keyStart = index
       key = try parseString()
-      guard keys.insert(key).inserted else {
+      guard keys.insert(JSONKey(key)).inserted else {
         throw error("the key \"\(key)\" appears twice in one object", at: keyStart)
       }
       skipWhitespace()

@@ -6,6 +6,9 @@ import Foundation
 /// exact across the whole `Int` range, and a `Double` is written with the fewest digits that read back to the same
 /// value. Object keys are unordered, as in JSON; they are written sorted.
 ///
+/// Text is compared as JSON compares it: two strings (or two keys, see ``JSONKey``) are equal only when their
+/// Unicode scalars are, not when they merely look alike, as Swift's `String` compares them.
+///
 /// ```swift
 /// let value = try JSONValue(parsing: #"{"retries": 3, "hosts": ["a", "b"]}"#)
 /// print(value)  // {"hosts":["a","b"],"retries":3}
@@ -24,7 +27,34 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   /// An array.
   case array([JSONValue])
   /// An object.
-  case object([String: JSONValue])
+  case object([JSONKey: JSONValue])
+
+  /// Whether two values are the same JSON: strings equal only when their Unicode scalars are.
+  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): true
+    case (.bool(let left), .bool(let right)): left == right
+    case (.int(let left), .int(let right)): left == right
+    case (.double(let left), .double(let right)): left == right
+    case (.string(let left), .string(let right)): left.utf8.elementsEqual(right.utf8)
+    case (.array(let left), .array(let right)): left == right
+    case (.object(let left), .object(let right)): left == right
+    default: false
+    }
+  }
+
+  /// Hashes the value as ``==(_:_:)`` compares it.
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .null: hasher.combine(0)
+    case .bool(let flag): hasher.combine(flag)
+    case .int(let number): hasher.combine(number)
+    case .double(let number): hasher.combine(number)
+    case .string(let text): hasher.combine(JSONKey(text))
+    case .array(let elements): hasher.combine(elements)
+    case .object(let members): hasher.combine(members)
+    }
+  }
 
   /// Parses JSON text, which must hold exactly one value.
   ///
@@ -100,7 +130,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         elements.map { (key: String?.none, value: $0) }, open: "[", close: "]", to: &output, indentation: indentation)
     case .object(let members):
       Self.writeContainer(
-        members.sorted { $0.key < $1.key }.map { (key: String?.some($0.key), value: $0.value) },
+        members.sorted { $0.key < $1.key }.map { (key: String?.some($0.key.text), value: $0.value) },
         open: "{", close: "}", to: &output, indentation: indentation)
     }
   }
@@ -146,5 +176,38 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
       }
     }
     output.append(UInt8(ascii: "\""))
+  }
+}
+
+/// A key of a JSON object or of a settings file: text that equals another only when their Unicode scalars are, as
+/// in JSON (RFC 8259), jq and Python, so that "é" (U+00E9) and "e" followed by U+0301 are two keys. Swift's
+/// `String` compares them as one, because they look alike.
+///
+/// Written as a string literal wherever a key is expected: `value["retries"]`, `.object(["retries": .int(3)])`.
+public struct JSONKey: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+  /// The key's text.
+  public let text: String
+
+  /// The key with this text.
+  public init(_ text: String) { self.text = text }
+
+  /// The key with this text, written as a literal.
+  public init(stringLiteral text: String) { self.text = text }
+
+  /// The key's text.
+  public var description: String { text }
+
+  /// Whether the keys have the same Unicode scalars (the same UTF-8 bytes).
+  public static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+  /// Orders keys by their Unicode scalars (UTF-8 bytes order the same way).
+  public static func < (lhs: JSONKey, rhs: JSONKey) -> Bool {
+    lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
+  }
+
+  /// Hashes the key's UTF-8 bytes, as ``==(_:_:)`` compares them.
+  public func hash(into hasher: inout Hasher) {
+    for byte in text.utf8 { hasher.combine(byte) }
+    hasher.combine(text.utf8.count)
   }
 }

@@ -209,15 +209,22 @@ extension Array: SettingValue where Element: SettingValue {
 }
 
 extension Dictionary: SettingValue where Key == String, Value: SettingValue {
-  /// A JSON object whose every member decodes.
+  /// A JSON object whose every member decodes, and whose keys stay apart as Swift strings: an object with both "é"
+  /// and "e" + U+0301 (two JSON keys, one Swift `String`) does not decode, rather than lose one of them.
   public init(jsonValue: JSONValue) throws {
     guard case .object(let members) = jsonValue else { throw SettingValueError.mismatch("an object", jsonValue) }
-    self = try members.mapValues(Value.init(jsonValue:))
+    self = [:]
+    for (key, member) in members {
+      guard updateValue(try Value(jsonValue: member), forKey: key.text) == nil else {
+        throw SettingValueError.mismatch("an object whose keys Swift strings tell apart (\"\(key.text)\")", jsonValue)
+      }
+    }
   }
 
   /// A JSON object.
   public func jsonValue() throws -> JSONValue {
-    .object(try mapValues { try $0.jsonValue() })
+    // Keys a Swift dictionary holds apart are apart as JSON keys too.
+    .object([JSONKey: JSONValue](uniqueKeysWithValues: try map { (JSONKey($0.key), try $0.value.jsonValue()) }))
   }
 }
 

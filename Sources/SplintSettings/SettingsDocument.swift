@@ -2,14 +2,14 @@
 /// text, so that writing the file back changes only the keys that were set.
 struct SettingsDocument: Sendable, Equatable {
   private struct Member: Sendable, Equatable {
-    let key: String
+    let key: JSONKey
     var value: JSONValue
     /// The member's value exactly as the file held it; nil once the value is set here.
     var text: String?
   }
 
   private var members: [Member] = []
-  private var positions: [String: Int] = [:]
+  private var positions: [JSONKey: Int] = [:]
 
   /// An empty document.
   init() {}
@@ -17,23 +17,25 @@ struct SettingsDocument: Sendable, Equatable {
   /// Parses a settings file's bytes.
   init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
     for (key, value, text) in try JSONParser.members(from: bytes) {
-      positions[key] = members.count
-      members.append(Member(key: key, value: value, text: text))
+      positions[JSONKey(key)] = members.count
+      members.append(Member(key: JSONKey(key), value: value, text: text))
     }
   }
 
   /// The keys in file order.
-  var keys: [String] { members.map(\.key) }
+  var keys: [String] { members.map(\.key.text) }
 
   /// Every key's value.
-  var values: [String: JSONValue] {
+  var values: [JSONKey: JSONValue] {
     Dictionary(uniqueKeysWithValues: members.map { ($0.key, $0.value) })
   }
 
-  /// A key's value; setting nil removes the key. A new key goes last.
-  subscript(key: String) -> JSONValue? {
-    get { positions[key].map { members[$0].value } }
+  /// A key's value; setting nil removes the key. A new key goes last. Keys are the same only when their Unicode
+  /// scalars are (see ``JSONKey``).
+  subscript(text: String) -> JSONValue? {
+    get { positions[JSONKey(text)].map { members[$0].value } }
     set {
+      let key = JSONKey(text)
       switch (positions[key], newValue) {
       case (let position?, let value?):
         members[position] = Member(key: key, value: value, text: nil)
@@ -56,7 +58,7 @@ struct SettingsDocument: Sendable, Equatable {
     var output: [UInt8] = [UInt8(ascii: "{")]
     for (index, member) in members.enumerated() {
       output.append(contentsOf: (index == 0 ? "\n  " : ",\n  ").utf8)
-      JSONValue.writeString(member.key, to: &output)
+      JSONValue.writeString(member.key.text, to: &output)
       output.append(contentsOf: ": ".utf8)
       if let text = member.text {
         output.append(contentsOf: text.utf8)

@@ -47,12 +47,12 @@ final class SettingsFile: WatchedFile {
   }
 
   private struct Shared {
-    var values: [String: JSONValue] = [:]
+    var values: [JSONKey: JSONValue] = [:]
     var keys: [String] = []
     var version: UInt64 = 1
     var nextID: UInt64 = 0
-    var observers: [String: [UInt64: Observer]] = [:]
-    var changeStreams: [UInt64: AsyncStream<Set<String>>.Continuation] = [:]
+    var observers: [JSONKey: [UInt64: Observer]] = [:]
+    var changeStreams: [UInt64: AsyncStream<Set<JSONKey>>.Continuation] = [:]
     var errorStreams: [UInt64: AsyncStream<SettingsError>.Continuation] = [:]
     /// The file's current problem (corrupt, unreadable), which a new error stream hears first.
     var problem: SettingsError?
@@ -131,9 +131,12 @@ final class SettingsFile: WatchedFile {
 
   // MARK: - Reading
 
-  var values: [String: JSONValue] { shared.withLock { $0.values } }
+  var values: [JSONKey: JSONValue] { shared.withLock { $0.values } }
   var keys: [String] { shared.withLock { $0.keys } }
-  subscript(key: String) -> JSONValue? { shared.withLock { $0.values[key] } }
+  subscript(key: String) -> JSONValue? {
+    let key = JSONKey(key)
+    return shared.withLock { $0.values[key] }
+  }
 
   /// The file's current problem (corrupt, unreadable), or nil.
   var problem: SettingsError? { shared.withLock { $0.problem } }
@@ -343,14 +346,16 @@ final class SettingsFile: WatchedFile {
   }
 
   /// Calls `observer` on every change of `key`, and returns the key's value and version now.
-  func observe(_ key: String, id: UInt64, _ observer: @escaping Observer) -> (version: UInt64, value: JSONValue?) {
-    shared.withLock { shared in
+  func observe(_ text: String, id: UInt64, _ observer: @escaping Observer) -> (version: UInt64, value: JSONValue?) {
+    let key = JSONKey(text)
+    return shared.withLock { shared in
       shared.observers[key, default: [:]][id] = observer
       return (shared.version, shared.values[key])
     }
   }
 
-  func removeObserver(_ key: String, id: UInt64) {
+  func removeObserver(_ text: String, id: UInt64) {
+    let key = JSONKey(text)
     shared.withLock { shared in
       shared.observers[key]?[id] = nil
       if shared.observers[key]?.isEmpty == true { shared.observers[key] = nil }
@@ -358,8 +363,8 @@ final class SettingsFile: WatchedFile {
   }
 
   /// A stream of the sets of keys that changed, one element per change.
-  func changes() -> AsyncStream<Set<String>> {
-    let (stream, continuation) = AsyncStream.makeStream(of: Set<String>.self)
+  func changes() -> AsyncStream<Set<JSONKey>> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
     let id = makeObserverID()
     shared.withLock { $0.changeStreams[id] = continuation }
     continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.changeStreams[id] = nil } }

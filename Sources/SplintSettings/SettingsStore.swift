@@ -69,8 +69,9 @@ public final class SettingsStore: Sendable {
   /// The keys the file holds, in file order.
   public var keys: [String] { file.keys }
 
-  /// Every key's value.
-  public var values: [String: JSONValue] { file.values }
+  /// Every key's value. Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one ("é"
+  /// written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
+  public var values: [JSONKey: JSONValue] { file.values }
 
   /// The value stored for `key`, or nil.
   public func value(forKey key: String) -> JSONValue? {
@@ -137,7 +138,7 @@ public final class SettingsStore: Sendable {
 
   /// The keys that change, one element per change (a batch update is one), whether the change was made here or in
   /// another process.
-  public func changes() -> AsyncStream<Set<String>> {
+  public func changes() -> AsyncStream<Set<JSONKey>> {
     file.changes()
   }
 

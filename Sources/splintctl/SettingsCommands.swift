@@ -187,10 +187,10 @@ struct WatchCommand: AsyncParsableCommand {
     Task {
       for await error in errors { Output.error("splintctl: warning: \(error.description)") }
     }
-    let wanted = Set(keys)
+    let wanted = Set(keys.map { JSONKey($0) })
     for await changed in changes {
       for key in changed.sorted() where wanted.isEmpty || wanted.contains(key) {
-        Output.line(line(for: key, value: store.value(forKey: key)))
+        Output.line(line(for: key.text, value: store.value(forKey: key.text)))
       }
     }
   }

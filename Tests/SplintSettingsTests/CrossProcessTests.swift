@@ -150,6 +150,6 @@ extension JSONValue {
   /// The top-level keys of the JSON object in the file at `url`.
   static func keys(of url: URL) throws -> [String] {
     guard case .object(let members) = try JSONValue(parsing: Data(contentsOf: url)) else { return [] }
-    return Array(members.keys)
+    return members.keys.map(\.text)
   }
 }

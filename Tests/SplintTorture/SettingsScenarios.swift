@@ -7,7 +7,7 @@ let tortureBinary = Programs.helper("SplintTorture")
 
 func store(_ path: String) -> SettingsStore { SettingsStore(fileURL: URL(fileURLWithPath: path)) }
 
-func stored(_ file: URL) -> [String: JSONValue]? {
+func stored(_ file: URL) -> [JSONKey: JSONValue]? {
   guard let data = try? Data(contentsOf: file), case .object(let members)? = try? JSONValue(parsing: data) else {
     return nil
   }
