@@ -141,7 +141,7 @@ let garbage: [Garbage] = [
 ]
 
 func garbageFiles(_ scratch: Scratch) async -> Outcome {
-  await scenario("garbage files: no crash, reported, nothing wiped") { outcome in
+  await scenario("garbage and odd files: no crash, no hang, reported, nothing wiped") { outcome in
     for (index, kind) in garbage.enumerated() {
       let directory = scratch.url("garbage-\(index)")
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -171,8 +171,66 @@ func garbageFiles(_ scratch: Scratch) async -> Outcome {
       }
     }
     let broken = garbage.filter { !$0.valid }.count
-    outcome.figure = "\(broken) broken files reported and kept, 1 valid 50 MiB file loaded"
+    let odd = try await oddFiles(scratch, &outcome)
+    outcome.figure = "\(broken) broken files reported and kept, 1 valid 50 MiB file loaded, \(odd) odd files refused"
   }
+}
+
+/// Paths that are not regular files (a FIFO, a directory, a socket, a device node in a private mount namespace), each
+/// opened by a child process, which must neither hang nor write, and must report what the path is; and a symlink
+/// re-pointed under a running watcher, which must follow it. Returns how many odd files were refused.
+func oddFiles(_ scratch: Scratch, _ outcome: inout Outcome) async throws -> Int {
+  let makers: [(kind: String, make: String)] = [
+    ("a FIFO (named pipe)", #"mkfifo settings.json"#),
+    ("a directory", #"mkdir settings.json"#),
+    ("a socket", #"/usr/bin/python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("settings.json")'"#),
+    ("a character device", #"touch device && mount --bind /dev/null device && ln -s device settings.json"#),
+  ]
+  for (index, maker) in makers.enumerated() {
+    let directory = scratch.url("odd-\(index)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // In a user and mount namespace of its own, where the device node is /dev/null bound over a scratch file.
+    let script = """
+      cd "$1" && \(maker.make) || exit 99
+      timeout 30 "$0" garbage-open "$1/settings.json"; echo "exit $?"
+      [ -L settings.json ] && cd -P "$(dirname "$(readlink settings.json)")"
+      stat -L -c %F settings.json; ls -A
+      """
+    let output = try Programs.run(
+      ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, tortureBinary, directory.path])
+    outcome.operations += 1
+    let reported = output.lines.first?.contains("is \(maker.kind)") == true
+    let type = ["fifo", "directory", "socket", "character special file"][index]
+    let files = index == 3 ? ["device", "settings.json"] : ["settings.json"]
+    if !reported || !output.lines.contains("exit 0") || !output.lines.contains(type)
+      || Array(output.lines.suffix(files.count)) != files
+    {
+      outcome.fail("\(maker.kind): \(output.stdout)\(output.stderr)")
+    }
+  }
+
+  // A link re-pointed (`ln -sf`) under a running watcher process, then a change to the new target.
+  let root = scratch.url("repointed")
+  for (name, value) in [("first", 1), ("second", 2)] {
+    try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+    try store(root.appendingPathComponent(name).appendingPathComponent("settings.json").path).set(
+      .int(value), forKey: "v")
+  }
+  let link = root.appendingPathComponent("settings.json").path
+  try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "first/settings.json")
+  let ready = root.appendingPathComponent("ready").path
+  let watcher = try Programs.start([tortureBinary, "burst-watch", link, ready], seconds: 120)
+  _ = await eventually(within: 30) { FileManager.default.fileExists(atPath: ready) }
+  _ = try Programs.run(["ln", "-sf", "second/settings.json", link])
+  let swapped = await eventually(within: 10) { watcher.stdoutSoFar.split(separator: "\n").contains("2") }
+  try store(root.appendingPathComponent("second").appendingPathComponent("settings.json").path).set(
+    .int(3), forKey: "v")
+  let followed = await eventually(within: 10) { watcher.stdoutSoFar.split(separator: "\n").contains("3") }
+  try store(link).set(.int(-1), forKey: "v")
+  _ = watcher.wait()
+  outcome.operations += 1
+  if !swapped || !followed { outcome.fail("a watcher did not follow a re-pointed link: \(watcher.stdoutSoFar)") }
+  return makers.count
 }
 
 /// Child mode: opens the store, says whether the file was reported, reads a setting, and writes one.
