@@ -144,9 +144,16 @@ final class SettingsFile: WatchedFile {
   /// How many times this process has written the file.
   var writeCount: Int { io.withLock { $0.writes } }
 
-  /// Queues a reload on this file's own queue (once, however many times this is called before it starts) and
-  /// returns at once: the watcher's queue, which serves every file, never waits for one.
+  /// Reloads the file at once when nothing else has it, and otherwise queues the reload on the file's own queue (once,
+  /// however many times this is called before it starts): the watcher's queue, which serves every file, never
+  /// waits for one, such as a file whose write waits for another process's lock.
   func contentMayHaveChanged() {
+    if !reloadQueued.withLock({ $0 }),
+      let notification = io.withLockIfAvailable({ io in load(&io, retrying: false, after: nil) })
+    {
+      notification?.deliver()
+      return
+    }
     let queued = reloadQueued.withLock { queued in
       defer { queued = true }
       return queued
@@ -170,39 +177,41 @@ final class SettingsFile: WatchedFile {
 
   /// ``reload(retrying:)``, for a look again scheduled when `adoptions` was as given; dropped if it has changed.
   private func reload(retrying: Bool, after adoptions: UInt64?) {
-    let notification = io.withLock { io -> Notification? in
-      aim(&io)
-      if let adoptions, adoptions != io.adoptions { return nil }
-      if retrying { io.retryPending = false }
-      // Nothing to do when the file is the one in use, or the bad one already reported.
-      let current = FileIO.identity(path)
-      guard current != io.identity, current == nil || current != io.reportedProblem else { return nil }
-      let contents: (bytes: [UInt8], identity: FileIdentity)?
-      do throws(FileIOError) {
-        contents = try FileIO.read(path)
-      } catch {
-        reportProblem(settingsError(error, otherwise: SettingsError.unreadableFile), identity: current, in: &io)
-        return nil
-      }
-      guard let contents else {
-        // A file that vanished may be in the middle of a save: emacs (with backups) and vim move it aside, and
-        // `git checkout` unlinks it, before the new one appears. Only one still gone a moment later has no settings.
-        if !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
-        return adopt(SettingsDocument(), identity: nil, in: &io)
-      }
-      do throws(JSONSyntaxError) {
-        let document = try SettingsDocument(parsing: contents.bytes)
-        // A blank file is what an editor saving in place leaves between truncating and writing: only one that
-        // stays blank means "no settings" (`{}` says so at once).
-        if Self.isBlank(contents.bytes), !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
-        return adopt(document, identity: contents.identity, in: &io)
-      } catch {
-        if !retrying { return retryLater(&io) }
-        reportProblem(.corruptFile(url, reason: error.description), identity: contents.identity, in: &io)
-        return nil
-      }
+    io.withLock { io in load(&io, retrying: retrying, after: adoptions) }?.deliver()
+  }
+
+  /// The body of a reload, holding the I/O state: what to tell observers afterwards.
+  private func load(_ io: inout IOState, retrying: Bool, after adoptions: UInt64?) -> Notification? {
+    aim(&io)
+    if let adoptions, adoptions != io.adoptions { return nil }
+    if retrying { io.retryPending = false }
+    // Nothing to do when the file is the one in use, or the bad one already reported.
+    let current = FileIO.identity(path)
+    guard current != io.identity, current == nil || current != io.reportedProblem else { return nil }
+    let contents: (bytes: [UInt8], identity: FileIdentity)?
+    do throws(FileIOError) {
+      contents = try FileIO.read(path)
+    } catch {
+      reportProblem(settingsError(error, otherwise: SettingsError.unreadableFile), identity: current, in: &io)
+      return nil
     }
-    notification?.deliver()
+    guard let contents else {
+      // A file that vanished may be in the middle of a save: emacs (with backups) and vim move it aside, and
+      // `git checkout` unlinks it, before the new one appears. Only one still gone a moment later has no settings.
+      if !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
+      return adopt(SettingsDocument(), identity: nil, in: &io)
+    }
+    do throws(JSONSyntaxError) {
+      let document = try SettingsDocument(parsing: contents.bytes)
+      // A blank file is what an editor saving in place leaves between truncating and writing: only one that
+      // stays blank means "no settings" (`{}` says so at once).
+      if Self.isBlank(contents.bytes), !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
+      return adopt(document, identity: contents.identity, in: &io)
+    } catch {
+      if !retrying { return retryLater(&io) }
+      reportProblem(.corruptFile(url, reason: error.description), identity: contents.identity, in: &io)
+      return nil
+    }
   }
 
   /// Whether a file holds nothing but whitespace: what an editor saving in place leaves for a moment.
