@@ -46,6 +46,22 @@ struct SpecificationPathTests {
     #expect(output.lines == ["ok sh 0", "error locked", "error locked", "ok nil", "ok kept"], "\(output.stderr)")
   }
 
+  @Test("the provider's signals for collections coming and going: no crash and no GLib criticals, reads go on")
+  func collectionSignals() throws {
+    let output = try PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.dismissing),
+        "read", "svc", "bob",
+        "sh", Scripted.announce,
+        // The signals are dispatched by the next operation.
+        "read", "svc", "bob",
+        "availability",
+      ])
+    #expect(output.lines == ["ok sh 0", "ok kept", "ok sh 0", "ok kept", "ok available"], "\(output.stderr)")
+    #expect(!output.stderr.contains("CRITICAL"), "\(output.stderr)")
+  }
+
   @Test("a prompt left up past the timeout is dismissed, and the call says timedOut")
   func promptDismissedAtTheTimeout() throws {
     let output = try PrivateSession.probe(

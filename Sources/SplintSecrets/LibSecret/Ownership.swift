@@ -31,9 +31,17 @@ struct ServiceProxyReference: ~Copyable {
   let pointer: UnsafeMutablePointer<SecretService>
   let context: MainContext
 
+  /// Takes over `pointer`, and keeps the provider's signals (CollectionCreated, CollectionChanged,
+  /// CollectionDeleted) from libsecret's handler: that handler updates the proxy's cached list of collections,
+  /// which nothing here reads, and in libsecret before 0.21.5 it dereferences that list when the proxy has none
+  /// cached (a provider still starting, or one that restarted), which crashes the process.
   init(taking pointer: UnsafeMutablePointer<SecretService>, on context: consuming MainContext) {
     self.pointer = pointer
     self.context = context
+    // libsecret handles "g-signal" in the class handler, which runs after this one and is skipped when it stops
+    // the emission. Connected for the proxy's life.
+    g_signal_connect_data(
+      pointer, "g-signal", unsafeBitCast(stopSignal, to: GCallback.self), nil, nil, GConnectFlags(0))
   }
 
   // `context` ends after this body, and drains itself as it does.
@@ -43,6 +51,15 @@ struct ServiceProxyReference: ~Copyable {
   var dbusProxy: UnsafeMutablePointer<GDBusProxy> {
     UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GDBusProxy.self)
   }
+}
+
+/// A "g-signal" handler (proxy, sender, signal name, parameters, data) that ends the emission there.
+private typealias SignalHandlerFunction =
+  @convention(c) (
+    gpointer?, UnsafePointer<gchar>?, UnsafePointer<gchar>?, OpaquePointer?, gpointer?
+  ) -> Void
+private let stopSignal: SignalHandlerFunction = { proxy, _, _, _, _ in
+  g_signal_stop_emission_by_name(proxy, "g-signal")
 }
 
 extension String {

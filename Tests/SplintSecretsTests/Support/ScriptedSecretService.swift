@@ -43,6 +43,14 @@ enum ScriptedSecretService {
       org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/scripted >/dev/null
     """
 
+  /// An `sh` step that has the service send the signals of collections coming and going (CollectionCreated,
+  /// CollectionChanged, CollectionDeleted), as gnome-keyring does when one is created, locked or deleted. Its
+  /// properties list no collections, as a provider's may not yet.
+  static let announce = """
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+      org.freedesktop.Secret.Service.Announce >/dev/null
+    """
+
   /// An `sh` step that succeeds when the service has been called with `method` exactly `count` times, waiting up to
   /// two seconds for calls still on their way (a dismissal is sent without waiting for its reply).
   static func called(_ method: String, times count: Int) -> String {
@@ -156,6 +164,11 @@ enum ScriptedSecretService {
                     item = new_path('item')
                     items[item] = {'attributes': attributes, 'secret': secret}
                     complete(bus, path, False, ('o', item))
+            elif member == 'Announce':
+                service = DBusAddress(ROOT, interface='org.freedesktop.Secret.Service')
+                for signal in ('CollectionCreated', 'CollectionChanged', 'CollectionDeleted'):
+                    bus.send(new_signal(service, signal, 'o', (ROOT + '/collection/announced',)))
+                reply()
             elif member == 'Dismiss':
                 reply()
                 complete(bus, path, True, ('s', ''))
