@@ -4,15 +4,19 @@ import Testing
 
 @testable import SplintSettings
 
+/// Whether this process is root and may make mount namespaces.
+private let rootWithMountNamespaces =
+  getuid() == 0 && (try? Programs.run(["unshare", "--mount", "true"]))?.status == 0
+
 /// Files that belong to someone else: root writing a user's file keeps it the user's, and a user never replaces a
 /// file they may not write, or could not keep the owner of. Other users need root: these run only as root, in a
-/// private mount namespace on a tmpfs at /mnt (never the machine's own), and skip otherwise.
-@Suite struct OwnershipTests {
-  /// Runs `script` with sh as root in a new mount namespace with a tmpfs at /mnt, holding a copy of SettingsProbe at
-  /// /mnt/probe. `as_user UID GID GROUPS COMMAND...` runs a command as that user, with those supplementary groups (and keeps the probe's coverage profile);
-  /// `probe` is the probe. Nil where this process is not root or namespaces are not permitted.
-  func asRoot(_ script: String) throws -> ProgramOutput? {
-    guard getuid() == 0, (try? Programs.run(["unshare", "--mount", "true"]))?.status == 0 else { return nil }
+/// private mount namespace on a tmpfs at /mnt (never the machine's own), and are skipped otherwise.
+@Suite(.enabled(if: rootWithMountNamespaces, "files of other users need root and a mount namespace"))
+struct OwnershipTests {
+  /// Runs `script` with sh as root in a new mount namespace with a tmpfs at /mnt, holding a copy of SettingsProbe
+  /// at /mnt/probe, which `probe` names. `as_user UID GID GROUPS COMMAND...` runs a command as that user, with those
+  /// supplementary groups (and keeps the probe's coverage profile).
+  func asRoot(_ script: String) throws -> ProgramOutput {
     let prelude = """
       set -u
       mount -t tmpfs -o mode=0755 tmpfs /mnt && cp "$0" /mnt/probe && mkdir -m 1777 /mnt/profiles || exit 99
@@ -46,10 +50,6 @@ import Testing
       as_user 1000 1000 1000 $probe set /mnt/home/settings.json b 4
       tr -d ' \\n' < settings.json; echo
       """)
-    guard let output else {
-      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
-      return
-    }
     #expect(
       output.lines == [
         "settings.json 1000:1000 640", "settings.json.lock 1000:1000 600", "settings.json.lock 1000:1000 600",
@@ -67,10 +67,6 @@ import Testing
       echo "status $?"
       stat -c '%n %u:%g %a' settings.json settings.json.lock
       """)
-    guard let output else {
-      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
-      return
-    }
     #expect(
       output.lines == ["status 0", "settings.json 1000:2000 660", "settings.json.lock 1000:2000 600"], "\(output)")
   }
@@ -85,10 +81,6 @@ import Testing
       echo "status $?"
       stat -c '%u:%g %a' settings.json; cat settings.json; echo; ls -A
       """)
-    guard let output else {
-      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
-      return
-    }
     let path = "/mnt/shared/settings.json"
     #expect(
       output.lines.first
@@ -107,10 +99,6 @@ import Testing
       echo "status $?"
       stat -c '%u:%g %a' settings.json; cat settings.json; echo; ls -A
       """)
-    guard let output else {
-      print("skipped: files of other users need root (and a mount namespace for a private /mnt)")
-      return
-    }
     let path = "/mnt/group/settings.json"
     #expect(
       output.lines.first
