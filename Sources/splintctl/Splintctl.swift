@@ -4,6 +4,10 @@ import SplintSettings
 
 @main
 struct Splintctl: AsyncParsableCommand {
+  /// The version of Splint for Linux this is, as `splintctl --version` prints it: the newest release in
+  /// CHANGELOG.md (a test checks that they agree). Semantic versioning; the README says what is public API.
+  static let version = "0.1.0"
+
   static let configuration = CommandConfiguration(
     commandName: "splintctl",
     abstract: "Secrets in the Secret Service and settings in JSON files, from a shell.",
@@ -21,6 +25,7 @@ struct Splintctl: AsyncParsableCommand {
         70  any other failure, such as a settings file that cannot be written
       `splintctl sandbox` exits with its command's status.
       """,
+    version: version,
     subcommands: [
       SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
       PathCommand.self, WatchCommand.self, SandboxCommand.self,
