@@ -75,3 +75,13 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The upcoming language features the Swift server packages turn on, for every target alike.
+for target in package.targets where target.type != .system {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+      .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

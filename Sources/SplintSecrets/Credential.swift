@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A secret, such as an API token or a password, kept in the freedesktop Secret Service (gnome-keyring, KeePassXC,
 /// KWallet) under a service name and an account.

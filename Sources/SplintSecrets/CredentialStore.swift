@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the bytes of a secret are. The Secret Service records it as the item's content type, and tools such as
 /// KeePassXC decide by it whether to show the secret as a password or keep it as an attachment.

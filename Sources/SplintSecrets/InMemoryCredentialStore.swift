@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A ``CredentialStore`` that keeps secrets in memory, for your unit tests: no D-Bus, no keyring, nothing on disk.

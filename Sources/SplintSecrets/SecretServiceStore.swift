@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), reached over the D-Bus session bus with
 /// libsecret's help. The default store of every ``Credential``.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON value, as the settings file stores it.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Observation
+public import Observation
 import Synchronization
 
 /// One typed preference in a ``SettingsStore``, live across every instance in this process and every process that

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A type a ``Setting`` can hold: how its values map to and from the JSON in the settings file.
 ///

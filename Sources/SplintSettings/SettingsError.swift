@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What went wrong with a setting or its file, and what to do about it.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON settings file, shared with every other `SettingsStore` and ``Setting`` on it in this process, and with
 /// every process that opens the same file.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The Secret Service in each state users meet, made real: gnome-keyring locked, restarted, stopped, absent, or

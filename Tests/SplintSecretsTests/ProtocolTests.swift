@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What `Credential` sends over D-Bus, read with `dbus-monitor` in a private session.

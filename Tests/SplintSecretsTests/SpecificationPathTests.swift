@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The paths of the Secret Service specification that gnome-keyring never takes, and replies that break it, each

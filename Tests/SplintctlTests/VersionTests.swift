@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `splintctl --version` and CHANGELOG.md name the same release.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A directory of its own for one test, removed when the test's suite instance goes away.
 public final class Scratch: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Testing
+public import Testing
 
 /// The keyring the in-process tests share: the throw-away, unlocked gnome-keyring that `script/test` starts in a
 /// private D-Bus session. Outside `script/test` these tests are skipped rather than run against your own keyring.
