@@ -3,7 +3,7 @@ public import Foundation
 /// A secret, such as an API token or a password, kept in the freedesktop Secret Service (gnome-keyring, KeePassXC,
 /// KWallet) under a service name and an account.
 ///
-/// A `Credential` only names the secret: it never holds or caches it. Every ``read()-4yx99`` asks the store again, so a
+/// A `Credential` only names the secret: it never holds or caches it. Every ``read()-1kb2a`` asks the store again, so a
 /// change made by another program is seen at once.
 ///
 /// ```swift
@@ -23,7 +23,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   public let service: String
   /// Whose secret it is (a user name, a key name), stored as the item's `username` attribute.
   public let account: String
-  /// The label ``save(_:)-70gx`` gives the item, or nil for `Password for '<account>' on '<service>'`, the
+  /// The label ``save(_:)-1vzsc`` gives the item, or nil for `Password for '<account>' on '<service>'`, the
   /// label Python keyring and go-keyring write.
   public let label: String?
   /// Where the secret is kept: ``SecretServiceStore/shared`` unless you pass another store.
@@ -49,7 +49,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
 
   /// The stored secret as text, or nil when nothing is stored.
   ///
-  /// - Throws: ``CredentialError/notText`` when the secret is not UTF-8 (read it with ``readData()-8bwnj``),
+  /// - Throws: ``CredentialError/notText`` when the secret is not UTF-8 (read it with ``readData()-7p5ww``),
   ///   ``CredentialError/locked`` when its keyring is locked, and the other ``CredentialError``s when the Secret
   ///   Service cannot be reached.
   public func read() throws(CredentialError) -> String? {
@@ -140,13 +140,13 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
 // MARK: - Asynchronous variants
 
 extension Credential {
-  /// ``read()-4yx99`` without blocking the calling thread: the store's work runs on a thread of its own. With the Secret
+  /// ``read()-1kb2a`` without blocking the calling thread: the store's work runs on a thread of its own. With the Secret
   /// Service, cancelling the task ends the wait with ``CredentialError/cancelled`` and dismisses any prompt.
   public func read() async throws(CredentialError) -> String? {
     try Self.text(from: await readData())
   }
 
-  /// ``readData()-8bwnj`` without blocking the calling thread.
+  /// ``readData()-7p5ww`` without blocking the calling thread.
   public func readData() async throws(CredentialError) -> Data? {
     try validate()
     return try await Self.run(
@@ -154,12 +154,12 @@ extension Credential {
       orBlocking: { store throws(CredentialError) in try store.readSecret(for: self) })
   }
 
-  /// ``save(_:)-70gx`` without blocking the calling thread.
+  /// ``save(_:)-1vzsc`` without blocking the calling thread.
   public func save(_ secret: String) async throws(CredentialError) {
     try await save(Data.wiping(utf8: secret), as: .text)
   }
 
-  /// ``save(_:)-sqpl`` without blocking the calling thread.
+  /// ``save(_:)-5q1mn`` without blocking the calling thread.
   public func save(_ secret: Data) async throws(CredentialError) {
     try await save(secret, as: .binary)
   }

@@ -12,33 +12,112 @@
 /// }
 /// ```
 ///
-/// No case ever carries a secret, and neither does any description.
-public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A struct rather than an enum, so that a new situation (a new store brings some) can come in a minor release
+/// without breaking anyone's `switch`: compare an error with the static members (`error == .locked`, or
+/// `catch .locked`), or its ``code`` with ``Code``'s (`error.code == .invalidArgument`), and keep a `default`.
+///
+/// No error ever carries a secret, and neither does any description.
+public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The situations there are now, for this package's own exhaustive switches (such as `splintctl`'s exit
+  /// statuses). Users see ``code``, which can grow.
+  package enum Situation: Sendable, Hashable {
+    case noSessionBus
+    case serviceUnavailable
+    case noDefaultCollection
+    case locked
+    case promptDismissed
+    case timedOut
+    case cancelled
+    case invalidArgument(String)
+    case notText
+    case backend(domain: String, code: Int, message: String)
+  }
+
+  /// The situation, with its details.
+  package let situation: Situation
+
+  package init(_ situation: Situation) { self.situation = situation }
+
+  /// Which kind of failure an error is, whatever its details: what to compare with when the details do not matter
+  /// (`error.code == .invalidArgument`). New codes may come in minor releases.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The code's name, as its static member is spelled.
+    public let description: String
+
+    private init(_ name: String) { description = name }
+
+    /// See ``CredentialError/noSessionBus``.
+    public static let noSessionBus = Code("noSessionBus")
+    /// See ``CredentialError/serviceUnavailable``.
+    public static let serviceUnavailable = Code("serviceUnavailable")
+    /// See ``CredentialError/noDefaultCollection``.
+    public static let noDefaultCollection = Code("noDefaultCollection")
+    /// See ``CredentialError/locked``.
+    public static let locked = Code("locked")
+    /// See ``CredentialError/promptDismissed``.
+    public static let promptDismissed = Code("promptDismissed")
+    /// See ``CredentialError/timedOut``.
+    public static let timedOut = Code("timedOut")
+    /// See ``CredentialError/cancelled``.
+    public static let cancelled = Code("cancelled")
+    /// See ``CredentialError/invalidArgument(_:)``.
+    public static let invalidArgument = Code("invalidArgument")
+    /// See ``CredentialError/notText``.
+    public static let notText = Code("notText")
+    /// See ``CredentialError/backend(domain:code:message:)``.
+    public static let backend = Code("backend")
+  }
+
+  /// Which kind of failure this is.
+  public var code: Code {
+    switch situation {
+    case .noSessionBus: .noSessionBus
+    case .serviceUnavailable: .serviceUnavailable
+    case .noDefaultCollection: .noDefaultCollection
+    case .locked: .locked
+    case .promptDismissed: .promptDismissed
+    case .timedOut: .timedOut
+    case .cancelled: .cancelled
+    case .invalidArgument: .invalidArgument
+    case .notText: .notText
+    case .backend: .backend
+    }
+  }
+
   /// No D-Bus session bus is reachable, so no Secret Service can be.
-  case noSessionBus
+  public static let noSessionBus = CredentialError(.noSessionBus)
   /// The session bus works, but nothing on it provides the Secret Service (`org.freedesktop.secrets`), or the
   /// provider went away in the middle of the call.
-  case serviceUnavailable
+  public static let serviceUnavailable = CredentialError(.serviceUnavailable)
   /// The Secret Service has no default collection (keyring) to store secrets in.
-  case noDefaultCollection
+  public static let noDefaultCollection = CredentialError(.noDefaultCollection)
   /// The collection holding the secret is locked, and no unlock prompt could be shown.
-  case locked
+  public static let locked = CredentialError(.locked)
   /// The Secret Service showed an unlock prompt and it was dismissed.
-  case promptDismissed
+  public static let promptDismissed = CredentialError(.promptDismissed)
   /// The Secret Service did not finish within the store's timeout (an unanswered prompt, a hung provider).
-  case timedOut
+  public static let timedOut = CredentialError(.timedOut)
   /// The task waiting for the Secret Service was cancelled.
-  case cancelled
-  /// An argument can never be stored; the text says which and why. Nothing was sent to the Secret Service.
-  case invalidArgument(String)
-  /// The stored secret is not UTF-8 text, so ``Credential/read()-4yx99`` cannot return it as a `String`.
-  case notText
+  public static let cancelled = CredentialError(.cancelled)
+  /// The stored secret is not UTF-8 text, so ``Credential/read()-1kb2a`` cannot return it as a `String`.
+  public static let notText = CredentialError(.notText)
+
+  /// An argument can never be stored; `reason` says which and why. Nothing was sent to the Secret Service.
+  public static func invalidArgument(_ reason: String) -> CredentialError { CredentialError(.invalidArgument(reason)) }
+
   /// Any other failure, as the Secret Service or libsecret reported it (a GLib error domain, code and message).
-  case backend(domain: String, code: Int, message: String)
+  public static func backend(domain: String, code: Int, message: String) -> CredentialError {
+    CredentialError(.backend(domain: domain, code: code, message: message))
+  }
+
+  /// Whether `error` is `pattern`, so that `catch CredentialError.locked` works where the error is untyped.
+  public static func ~= (pattern: CredentialError, error: any Error) -> Bool {
+    (error as? CredentialError) == pattern
+  }
 
   /// What happened and what to do, in full sentences.
   public var description: String {
-    switch self {
+    switch situation {
     case .noSessionBus:
       return """
         No D-Bus session bus is reachable, so the Secret Service cannot be reached \

@@ -6,30 +6,130 @@ public import Foundation
 /// (``Setting/save(_:)``, ``SettingsStore/update(_:)`` and friends) also throw the error of their own write.
 /// Nothing is ever lost to an error: a bad file is kept, a value that cannot be decoded stays in the file, and a
 /// failed write leaves the file and the in-memory values as they were.
-public enum SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// A struct rather than an enum, so that a new situation can come in a minor release without breaking anyone's
+/// `switch`: compare an error's ``code`` with ``Code``'s (`error.code == .corruptFile`), and keep a `default`.
+public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The situations there are now, for this package's own exhaustive switches (such as `splintctl`'s exit
+  /// statuses). Users see ``code``, which can grow.
+  package enum Situation: Sendable, Hashable {
+    case corruptFile(URL, reason: String)
+    case unreadableFile(URL, reason: String)
+    case undecodableValue(key: String, expected: String, reason: String)
+    case unencodableValue(key: String, reason: String)
+    case writeFailed(URL, reason: String)
+    case notARegularFile(URL, kind: String)
+    case invalidJSON(reason: String)
+    case invalidSuiteName(String)
+  }
+
+  /// The situation, with its details.
+  package let situation: Situation
+
+  package init(_ situation: Situation) { self.situation = situation }
+
+  /// Which kind of failure an error is, whatever its details. New codes may come in minor releases.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The code's name, as its static member is spelled.
+    public let description: String
+
+    private init(_ name: String) { description = name }
+
+    /// See ``SettingsError/corruptFile(_:reason:)``.
+    public static let corruptFile = Code("corruptFile")
+    /// See ``SettingsError/unreadableFile(_:reason:)``.
+    public static let unreadableFile = Code("unreadableFile")
+    /// See ``SettingsError/undecodableValue(key:expected:reason:)``.
+    public static let undecodableValue = Code("undecodableValue")
+    /// See ``SettingsError/unencodableValue(key:reason:)``.
+    public static let unencodableValue = Code("unencodableValue")
+    /// See ``SettingsError/writeFailed(_:reason:)``.
+    public static let writeFailed = Code("writeFailed")
+    /// See ``SettingsError/notARegularFile(_:kind:)``.
+    public static let notARegularFile = Code("notARegularFile")
+    /// See ``SettingsError/invalidJSON(reason:)``.
+    public static let invalidJSON = Code("invalidJSON")
+    /// See ``SettingsError/invalidSuiteName(_:)``.
+    public static let invalidSuiteName = Code("invalidSuiteName")
+  }
+
+  /// Which kind of failure this is.
+  public var code: Code {
+    switch situation {
+    case .corruptFile: .corruptFile
+    case .unreadableFile: .unreadableFile
+    case .undecodableValue: .undecodableValue
+    case .unencodableValue: .unencodableValue
+    case .writeFailed: .writeFailed
+    case .notARegularFile: .notARegularFile
+    case .invalidJSON: .invalidJSON
+    case .invalidSuiteName: .invalidSuiteName
+    }
+  }
+
+  /// The settings file the error is about, if it is about one.
+  public var url: URL? {
+    switch situation {
+    case .corruptFile(let url, _), .unreadableFile(let url, _), .writeFailed(let url, _),
+      .notARegularFile(let url, _):
+      url
+    case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName:
+      nil
+    }
+  }
+
+  /// The key the error is about, if it is about one.
+  public var key: String? {
+    switch situation {
+    case .undecodableValue(let key, _, _), .unencodableValue(let key, _):
+      key
+    case .corruptFile, .unreadableFile, .writeFailed, .notARegularFile, .invalidJSON, .invalidSuiteName:
+      nil
+    }
+  }
+
   /// The settings file is not a JSON object. The last good content stays in use, and the next write keeps the bad
   /// file beside the new one as `settings.json.corrupt-<UTC time>`.
-  case corruptFile(URL, reason: String)
+  public static func corruptFile(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.corruptFile(url, reason: reason))
+  }
+
   /// The settings file exists but cannot be read.
-  case unreadableFile(URL, reason: String)
+  public static func unreadableFile(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.unreadableFile(url, reason: reason))
+  }
+
   /// A stored value is not what a setting expects. It stays in the file untouched, and the setting keeps its
   /// current value.
-  case undecodableValue(key: String, expected: String, reason: String)
+  public static func undecodableValue(key: String, expected: String, reason: String) -> SettingsError {
+    SettingsError(.undecodableValue(key: key, expected: expected, reason: reason))
+  }
+
   /// A value cannot be written as JSON, such as a `Double` that is NaN or infinite. Nothing was written.
-  case unencodableValue(key: String, reason: String)
+  public static func unencodableValue(key: String, reason: String) -> SettingsError {
+    SettingsError(.unencodableValue(key: key, reason: reason))
+  }
+
   /// Writing the settings file failed. The file and the values in memory are as they were.
-  case writeFailed(URL, reason: String)
+  public static func writeFailed(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.writeFailed(url, reason: reason))
+  }
+
   /// The settings file (after following symlinks) is not a regular file but `kind`: a directory, a FIFO, a socket
   /// or a device. It is neither read nor written, and nothing on disk is changed.
-  case notARegularFile(URL, kind: String)
+  public static func notARegularFile(_ url: URL, kind: String) -> SettingsError {
+    SettingsError(.notARegularFile(url, kind: kind))
+  }
+
   /// Text meant to be JSON is not.
-  case invalidJSON(reason: String)
+  public static func invalidJSON(reason: String) -> SettingsError { SettingsError(.invalidJSON(reason: reason)) }
+
   /// A suite name that is not a plain directory name.
-  case invalidSuiteName(String)
+  public static func invalidSuiteName(_ suite: String) -> SettingsError { SettingsError(.invalidSuiteName(suite)) }
 
   /// What happened and what to do, in full sentences.
   public var description: String {
-    switch self {
+    switch situation {
     case .corruptFile(let url, let reason):
       return """
         The settings file \(url.path) is not a JSON object (\(reason)). The last good settings stay in use. \

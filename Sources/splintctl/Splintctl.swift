@@ -59,7 +59,7 @@ func failure(_ message: String, _ status: ExitCode) -> ExitCode {
 extension CredentialError {
   /// The exit status for this error.
   var status: ExitCode {
-    switch self {
+    switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut:
       ExitStatus.unavailable
     case .invalidArgument:
@@ -73,7 +73,7 @@ extension CredentialError {
 extension SettingsError {
   /// The exit status for this error.
   var status: ExitCode {
-    switch self {
+    switch situation {
     case .invalidJSON, .invalidSuiteName, .unencodableValue:
       ExitStatus.usage
     case .corruptFile, .unreadableFile, .notARegularFile, .undecodableValue, .writeFailed:

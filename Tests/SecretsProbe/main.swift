@@ -89,18 +89,8 @@ struct SecretsProbe {
   }
 
   static func name(of error: CredentialError) -> String {
-    switch error {
-    case .noSessionBus: "noSessionBus"
-    case .serviceUnavailable: "serviceUnavailable"
-    case .noDefaultCollection: "noDefaultCollection"
-    case .locked: "locked"
-    case .promptDismissed: "promptDismissed"
-    case .timedOut: "timedOut"
-    case .cancelled: "cancelled"
-    case .invalidArgument: "invalidArgument"
-    case .notText: "notText"
-    case .backend(let domain, let code, _): "backend \(domain) \(code)"
-    }
+    if case .backend(let domain, let code, _) = error.situation { return "backend \(domain) \(code)" }
+    return error.code.description
   }
 
   /// Runs `command` with bash and waits for bash alone. (Foundation's `Process` waits until every descendant has

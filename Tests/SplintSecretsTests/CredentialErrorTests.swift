@@ -25,6 +25,60 @@ import Testing
     #expect(Set(remedies.map(\.0.description)).count == remedies.count)
   }
 
+  @Test("each error has its own code, named as its static member is")
+  func codes() {
+    let errors: [(CredentialError, CredentialError.Code, String)] = [
+      (.noSessionBus, .noSessionBus, "noSessionBus"),
+      (.serviceUnavailable, .serviceUnavailable, "serviceUnavailable"),
+      (.noDefaultCollection, .noDefaultCollection, "noDefaultCollection"),
+      (.locked, .locked, "locked"),
+      (.promptDismissed, .promptDismissed, "promptDismissed"),
+      (.timedOut, .timedOut, "timedOut"),
+      (.cancelled, .cancelled, "cancelled"),
+      (.invalidArgument("The account is empty."), .invalidArgument, "invalidArgument"),
+      (.notText, .notText, "notText"),
+      (.backend(domain: "d", code: 1, message: "m"), .backend, "backend"),
+    ]
+    for (error, code, name) in errors {
+      #expect(error.code == code)
+      #expect(code.description == name)
+    }
+    #expect(Set(errors.map(\.1)).count == errors.count)
+    // The code leaves the details out; the error itself keeps them.
+    #expect(CredentialError.invalidArgument("a").code == CredentialError.invalidArgument("b").code)
+    #expect(CredentialError.invalidArgument("a") != .invalidArgument("b"))
+  }
+
+  @Test("users match errors as before: catch .locked when typed, catch CredentialError.locked when not, switch")
+  func matching() {
+    func typed() throws(CredentialError) { throw .locked }
+    func untyped() throws { throw CredentialError.promptDismissed }
+    var caught: [String] = []
+    do { try typed() } catch .locked { caught.append("typed locked") } catch { caught.append("typed other") }
+    do {
+      try untyped()
+    } catch CredentialError.locked {
+      caught.append("untyped locked")
+    } catch CredentialError.promptDismissed {
+      caught.append("untyped promptDismissed")
+    } catch {
+      caught.append("untyped other")
+    }
+    do { throw CocoaError(.fileNoSuchFile) } catch CredentialError.locked { caught.append("wrong") } catch {
+      caught.append("not ours")
+    }
+    for error in [CredentialError.timedOut, .invalidArgument("x")] {
+      switch error {
+      case .timedOut: caught.append("switch timedOut")
+      default: caught.append("switch \(error.code)")
+      }
+    }
+    #expect(
+      caught == [
+        "typed locked", "untyped promptDismissed", "not ours", "switch timedOut", "switch invalidArgument",
+      ])
+  }
+
   @Test(
     "GLib errors are classified by domain and code",
     arguments: [

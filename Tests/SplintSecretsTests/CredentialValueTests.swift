@@ -30,7 +30,7 @@ import Testing
       await #expect(throws: CredentialError.self) { try await credential.save(Data()) },
       await #expect(throws: CredentialError.self) { try await credential.delete() },
     ] {
-      guard case .invalidArgument(let reason)? = error else {
+      guard case .invalidArgument(let reason)? = error?.situation else {
         Issue.record("expected invalidArgument, got \(String(describing: error))")
         continue
       }

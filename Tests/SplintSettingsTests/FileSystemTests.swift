@@ -16,7 +16,7 @@ import Testing
     let errors = store.errors()
     try Data("{\"volume\": 4, oops".utf8).write(to: store.fileURL)  // in place, as an editor might
     let reported = await take(1, from: errors)
-    guard case .corruptFile(let url, let reason)? = reported.first else {
+    guard case .corruptFile(let url, let reason)? = reported.first?.situation else {
       Issue.record("expected corruptFile, got \(reported)")
       return
     }

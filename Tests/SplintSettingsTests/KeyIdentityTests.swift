@@ -82,7 +82,7 @@ import Testing
     let errors = store.errors()
     let map = Setting("map", default: ["default": 0], store: store)
     #expect(map.value == ["default": 0])
-    guard case .undecodableValue(let key, _, let reason)? = await take(1, from: errors).first else {
+    guard case .undecodableValue(let key, _, let reason)? = await take(1, from: errors).first?.situation else {
       Issue.record("expected undecodableValue")
       return
     }

@@ -164,7 +164,7 @@ import Testing
     let reported = await take(2, from: errors)
     #expect(reported.count == 2)
     for error in reported {
-      guard case .unencodableValue(key: "ratio", _) = error else {
+      guard case .unencodableValue(key: "ratio", _) = error.situation else {
         Issue.record("expected unencodableValue for ratio, got \(error)")
         continue
       }

@@ -218,4 +218,29 @@ import Testing
       #expect(error.description.contains(remedy), "\(error)")
     }
   }
+
+  @Test("each error has its own code, and names the file or the key it is about")
+  func codesAndSubjects() {
+    let file = URL(fileURLWithPath: "/home/u/.config/app/settings.json")
+    let errors: [(SettingsError, SettingsError.Code, URL?, String?)] = [
+      (.corruptFile(file, reason: "r"), .corruptFile, file, nil),
+      (.unreadableFile(file, reason: "r"), .unreadableFile, file, nil),
+      (.undecodableValue(key: "k", expected: "Int", reason: "r"), .undecodableValue, nil, "k"),
+      (.unencodableValue(key: "k", reason: "r"), .unencodableValue, nil, "k"),
+      (.writeFailed(file, reason: "r"), .writeFailed, file, nil),
+      (.notARegularFile(file, kind: "a FIFO"), .notARegularFile, file, nil),
+      (.invalidJSON(reason: "r"), .invalidJSON, nil, nil),
+      (.invalidSuiteName("a/b"), .invalidSuiteName, nil, nil),
+    ]
+    for (error, code, url, key) in errors {
+      #expect(error.code == code)
+      #expect(error.url == url && error.key == key, "\(code)")
+    }
+    #expect(
+      errors.map(\.1.description) == [
+        "corruptFile", "unreadableFile", "undecodableValue", "unencodableValue", "writeFailed", "notARegularFile",
+        "invalidJSON", "invalidSuiteName",
+      ])
+    #expect(SettingsError.writeFailed(file, reason: "a") != .writeFailed(file, reason: "b"))
+  }
 }
