@@ -51,7 +51,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SecretsProbe",
-      dependencies: ["SplintSecrets"],
+      dependencies: ["SplintSecrets", "TestSupport"],
       path: "Tests/SecretsProbe"
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),

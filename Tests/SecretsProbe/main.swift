@@ -10,6 +10,7 @@
 
 import Foundation
 import SplintSecrets
+import TestSupport
 
 @main
 struct SecretsProbe {
@@ -93,19 +94,18 @@ struct SecretsProbe {
     return error.code.description
   }
 
-  /// Runs `command` with bash and waits for bash alone. (Foundation's `Process` waits until every descendant has
-  /// closed an inherited socket, which a daemonized gnome-keyring never does.)
+  /// Runs `command` with bash through the tests' one runner, which waits for bash alone (its output goes to files,
+  /// so a daemon the command starts cannot hold it up), and passes its output on. The status is 128 plus the signal
+  /// when a signal ended it.
   static func shell(_ command: String) -> String {
-    let words: [String] = ["/bin/bash", "-c", command]
-    let arguments = words.map { strdup($0) } + [nil]
-    let environment = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") } + [nil]
-    defer { (arguments + environment).forEach { free($0) } }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, arguments, environment)
-    guard spawned == 0 else { return "error sh \(String(cString: strerror(spawned)))" }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-    return "ok sh \((status >> 8) & 0xff)"
+    do {
+      let output = try Programs.run(["/bin/bash", "-c", command])
+      print(output.stdout, terminator: "")
+      FileHandle.standardError.write(Data(output.stderr.utf8))
+      return "ok sh \(output.status)"
+    } catch {
+      return "error sh \(error)"
+    }
   }
 
   static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }

@@ -8,6 +8,13 @@ import Testing
 struct FailureStateTests {
   typealias Shell = PrivateSession.Shell
 
+  @Test("a shell step says how it ended: its exit status, or 128 plus the signal that killed it")
+  func shellStepsReportTheirEnd() throws {
+    let output = try PrivateSession.probe(.noProvider, ["sh", "exit 3", "sh", "kill -9 $$", "sh", "echo >&2 seen"])
+    #expect(output.lines == ["ok sh 3", "ok sh 137", "ok sh 0"], "\(output.stderr)")
+    #expect(output.stderr.contains("seen"), "a step's standard error reaches the probe's")
+  }
+
   @Test("a locked collection is reported as locked, never as absent, until it is unlocked")
   func locked() throws {
     let output = try PrivateSession.probe(
