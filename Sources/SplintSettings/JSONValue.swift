@@ -205,9 +205,10 @@ public struct JSONKey: Hashable, Comparable, Sendable, ExpressibleByStringLitera
     lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
   }
 
-  /// Hashes the key's UTF-8 bytes, as ``==(_:_:)`` compares them.
+  /// Hashes the key's UTF-8 bytes, as ``==(_:_:)`` compares them, in one piece.
   public func hash(into hasher: inout Hasher) {
-    for byte in text.utf8 { hasher.combine(byte) }
+    var text = text  // withUTF8 gives every string, small or bridged, contiguous bytes, so equal keys hash alike
+    text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     hasher.combine(text.utf8.count)
   }
 }
