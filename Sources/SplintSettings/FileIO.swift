@@ -298,6 +298,7 @@ enum FileIO {
     var resolved = ""
     var pending = Array(path.split(separator: "/").reversed())
     var links = 0
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     while let component = pending.popLast() {
       if component == "." || component.isEmpty { continue }
       if component == ".." {
@@ -306,7 +307,6 @@ enum FileIO {
         continue
       }
       let candidate = resolved + "/" + component
-      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       let length = readlink(candidate, &buffer, buffer.count - 1)
       guard length > 0, links < 40 else {
         resolved = candidate
