@@ -1,6 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// How every program here starts another: swift-subprocess, whose file descriptors are swift-system's.
+let processes: [Target.Dependency] = [
+  .product(name: "Subprocess", package: "swift-subprocess"),
+  .product(name: "SystemPackage", package: "swift-system"),
+]
+
 let package = Package(
   name: "Splint",
   products: [
@@ -11,6 +17,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
   ],
   targets: [
     .systemLibrary(
@@ -54,7 +62,7 @@ let package = Package(
       dependencies: ["SplintSecrets", "TestSupport"],
       path: "Tests/SecretsProbe"
     ),
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: processes, path: "Tests/TestSupport"),
     .executableTarget(
       name: "SettingsProbe",
       dependencies: ["SplintSettings"],

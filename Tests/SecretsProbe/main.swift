@@ -45,6 +45,8 @@ struct SecretsProbe {
         case .failure(let error):
           throw error as? CredentialError ?? .backend(domain: "probe", code: 0, message: "\(error)")
         }
+      case "sh":
+        return await shell(a[0])
       default:
         return try runBlocking(verb, a)
       }
@@ -82,8 +84,6 @@ struct SecretsProbe {
     case "read-timeout":
       let store = SecretServiceStore(timeout: .milliseconds(Int(a[0]) ?? 0))
       return "ok \(try Credential(service: a[1], account: a[2], store: store).read() ?? "nil")"
-    case "sh":
-      return shell(a[0])
     default:
       return "usage: unknown step \(verb)"
     }
@@ -97,9 +97,9 @@ struct SecretsProbe {
   /// Runs `command` with bash through the tests' one runner, which waits for bash alone (its output goes to files,
   /// so a daemon the command starts cannot hold it up), and passes its output on. The status is 128 plus the signal
   /// when a signal ended it.
-  static func shell(_ command: String) -> String {
+  static func shell(_ command: String) async -> String {
     do {
-      let output = try Programs.run(["/bin/bash", "-c", command])
+      let output = try await Programs.run(["/bin/bash", "-c", command])
       print(output.stdout, terminator: "")
       FileHandle.standardError.write(Data(output.stderr.utf8))
       return "ok sh \(output.status)"

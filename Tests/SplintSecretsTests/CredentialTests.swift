@@ -127,15 +127,15 @@ struct CredentialTests {
     #expect(Credential.availability().isAvailable)
   }
 
-  @Test func explicitLabelIsAppliedToTheItem() throws {
+  @Test func explicitLabelIsAppliedToTheItem() async throws {
     let credential = Credential(service: service, account: "alice", label: "Example API token")
-    try credential.save("s3cr3t")
-    #expect(try SecretTool.labels(service: service) == ["Example API token"])
+    try await credential.save("s3cr3t")
+    #expect(try await SecretTool.labels(service: service) == ["Example API token"])
     // Saving again with another label relabels the same item rather than adding one.
-    try Credential(service: service, account: "alice", label: "Renamed").save("new")
-    #expect(try SecretTool.labels(service: service) == ["Renamed"])
+    try await Credential(service: service, account: "alice", label: "Renamed").save("new")
+    #expect(try await SecretTool.labels(service: service) == ["Renamed"])
     // Saving without a label keeps the item's label.
-    try Credential(service: service, account: "alice").save("newer")
-    #expect(try SecretTool.labels(service: service) == ["Renamed"])
+    try await Credential(service: service, account: "alice").save("newer")
+    #expect(try await SecretTool.labels(service: service) == ["Renamed"])
   }
 }

@@ -9,15 +9,16 @@ struct FailureStateTests {
   typealias Shell = PrivateSession.Shell
 
   @Test("a shell step says how it ended: its exit status, or 128 plus the signal that killed it")
-  func shellStepsReportTheirEnd() throws {
-    let output = try PrivateSession.probe(.noProvider, ["sh", "exit 3", "sh", "kill -9 $$", "sh", "echo >&2 seen"])
+  func shellStepsReportTheirEnd() async throws {
+    let output = try await PrivateSession.probe(
+      .noProvider, ["sh", "exit 3", "sh", "kill -9 $$", "sh", "echo >&2 seen"])
     #expect(output.lines == ["ok sh 3", "ok sh 137", "ok sh 0"], "\(output.stderr)")
     #expect(output.stderr.contains("seen"), "a step's standard error reaches the probe's")
   }
 
   @Test("a locked collection is reported as locked, never as absent, until it is unlocked")
-  func locked() throws {
-    let output = try PrivateSession.probe(
+  func locked() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -47,17 +48,17 @@ struct FailureStateTests {
   }
 
   @Test("with a display, a collection that stays locked means the unlock prompt was dismissed")
-  func promptDismissed() throws {
+  func promptDismissed() async throws {
     // gnome-keyring in this session cannot open the display, so it dismisses its prompt, as a user would.
-    let output = try PrivateSession.probe(
+    let output = try await PrivateSession.probe(
       .unlockedKeyring, display: ":99",
       ["save", "svc", "alice", "token", "sh", Shell.lock, "read", "svc", "alice", "save", "svc", "alice", "x"])
     #expect(output.lines == ["ok", "ok sh 0", "error promptDismissed", "error promptDismissed"], "\(output.stderr)")
   }
 
   @Test("after gnome-keyring restarts locked, items show only hashed attributes: still locked, never absent")
-  func lockedAfterRestart() throws {
-    let output = try PrivateSession.probe(
+  func lockedAfterRestart() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -76,8 +77,8 @@ struct FailureStateTests {
   }
 
   @Test("the next call after the Secret Service restarts succeeds, in the same process")
-  func restart() throws {
-    let output = try PrivateSession.probe(
+  func restart() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -98,8 +99,8 @@ struct FailureStateTests {
   }
 
   @Test("a killed Secret Service is started again by D-Bus, locked; after unlocking, everything reads back")
-  func killed() throws {
-    let output = try PrivateSession.probe(
+  func killed() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -112,9 +113,9 @@ struct FailureStateTests {
   }
 
   @Test("the Secret Service killed while its unlock prompt is up: locked, nothing hangs, later calls work")
-  func killedMidPrompt() throws {
+  func killedMidPrompt() async throws {
     // libsecret 0.20.5 leaves a call waiting forever when a prompt ends without a result; ours end.
-    let output = try PrivateSession.probe(
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -132,8 +133,8 @@ struct FailureStateTests {
   }
 
   @Test("an unlock prompt nobody answers: timedOut, or cancelled with the task; later calls work")
-  func unansweredPrompt() throws {
-    let output = try PrivateSession.probe(
+  func unansweredPrompt() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -150,8 +151,8 @@ struct FailureStateTests {
   }
 
   @Test("a keyring unlocked behind a dismissed prompt reads back, never as absent")
-  func unlockedBehindPrompt() throws {
-    let output = try PrivateSession.probe(
+  func unlockedBehindPrompt() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -163,8 +164,8 @@ struct FailureStateTests {
   }
 
   @Test("no Secret Service provider on the bus: serviceUnavailable from every call")
-  func noProvider() throws {
-    let output = try PrivateSession.probe(
+  func noProvider() async throws {
+    let output = try await PrivateSession.probe(
       .noProvider,
       [
         "read", "svc", "alice", "save", "svc", "alice", "x", "delete", "svc", "alice", "accounts", "svc",
@@ -174,14 +175,14 @@ struct FailureStateTests {
   }
 
   @Test("a provider that fails to start: serviceUnavailable")
-  func brokenProvider() throws {
-    let output = try PrivateSession.probe(.brokenProvider, ["read", "svc", "alice", "availability"])
+  func brokenProvider() async throws {
+    let output = try await PrivateSession.probe(.brokenProvider, ["read", "svc", "alice", "availability"])
     #expect(output.lines == ["error serviceUnavailable", "error serviceUnavailable"], "\(output.stderr)")
   }
 
   @Test("no session bus: noSessionBus from every call, and nothing hangs")
-  func noBus() throws {
-    let output = try PrivateSession.probe(
+  func noBus() async throws {
+    let output = try await PrivateSession.probe(
       .noBus,
       [
         "read", "svc", "alice", "save", "svc", "alice", "x", "delete", "svc", "alice", "accounts", "svc",
@@ -191,15 +192,15 @@ struct FailureStateTests {
   }
 
   @Test("a session bus that never answers: timedOut, not noSessionBus, and the next call is bounded too")
-  func wedgedBus() throws {
-    let output = try PrivateSession.probe(
+  func wedgedBus() async throws {
+    let output = try await PrivateSession.probe(
       .wedgedBus, ["read-timeout", "300", "svc", "alice", "read-timeout", "300", "svc", "alice"])
     #expect(output.lines == ["error timedOut", "error timedOut"], "\(output.stderr)")
   }
 
   @Test("gnome-keyring without a login keyring: saving says noDefaultCollection, reading finds nothing")
-  func noDefaultCollection() throws {
-    let output = try PrivateSession.probe(
+  func noDefaultCollection() async throws {
+    let output = try await PrivateSession.probe(
       .noLoginKeyring,
       ["availability", "read", "svc", "alice", "save", "svc", "alice", "x", "accounts", "svc", "delete", "svc", "a"])
     #expect(
@@ -208,8 +209,8 @@ struct FailureStateTests {
   }
 
   @Test("a Secret Service that hangs: the call ends with timedOut after the store's timeout; later calls work")
-  func timeout() throws {
-    let output = try PrivateSession.probe(
+  func timeout() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",
@@ -222,8 +223,8 @@ struct FailureStateTests {
   }
 
   @Test("cancelling the task of an async read ends the wait with cancelled; later calls work")
-  func cancellation() throws {
-    let output = try PrivateSession.probe(
+  func cancellation() async throws {
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "save", "svc", "alice", "token",

@@ -9,34 +9,34 @@ import Testing
 struct InteropTests {
   let service = TestKeyring.uniqueService()
 
-  @Test func credentialReadsWhatSecretToolStored() throws {
-    try SecretTool.store(service: service, account: "alice", secret: "from secret-tool", label: "Mine")
-    #expect(try Credential(service: service, account: "alice").read() == "from secret-tool")
+  @Test func credentialReadsWhatSecretToolStored() async throws {
+    try await SecretTool.store(service: service, account: "alice", secret: "from secret-tool", label: "Mine")
+    #expect(try await Credential(service: service, account: "alice").read() == "from secret-tool")
   }
 
-  @Test func secretToolReadsWhatCredentialSaved() throws {
-    try Credential(service: service, account: "alice").save("from Splint")
-    #expect(try SecretTool.lookup(service: service, account: "alice") == "from Splint")
+  @Test func secretToolReadsWhatCredentialSaved() async throws {
+    try await Credential(service: service, account: "alice").save("from Splint")
+    #expect(try await SecretTool.lookup(service: service, account: "alice") == "from Splint")
   }
 
-  @Test func credentialReadsWhatPythonKeyringSet() throws {
-    try PythonKeyring.setPassword(service: service, account: "alice", secret: "from Python ✓")
-    #expect(try Credential(service: service, account: "alice").read() == "from Python ✓")
+  @Test func credentialReadsWhatPythonKeyringSet() async throws {
+    try await PythonKeyring.setPassword(service: service, account: "alice", secret: "from Python ✓")
+    #expect(try await Credential(service: service, account: "alice").read() == "from Python ✓")
   }
 
-  @Test func pythonKeyringGetsWhatCredentialSaved() throws {
-    try Credential(service: service, account: "alice").save("from Splint ✓")
-    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == "from Splint ✓")
-    try Credential(service: service, account: "alice").delete()
-    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == nil)
+  @Test func pythonKeyringGetsWhatCredentialSaved() async throws {
+    try await Credential(service: service, account: "alice").save("from Splint ✓")
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == "from Splint ✓")
+    try await Credential(service: service, account: "alice").delete()
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == nil)
   }
 
   /// (gnome-keyring 42 answers `text/plain` for every item's content type, so `ProtocolTests` checks the content
   /// types we send on the bus instead.)
-  @Test func itemsCarryTheAttributesAndLabelOtherToolsWrite() throws {
-    try Credential(service: service, account: "alice").save("text")
-    try Credential(service: service, account: "bob").save(Data([0, 1]))
-    let items = try PythonKeyring.items(service: service).sorted { $0.label < $1.label }
+  @Test func itemsCarryTheAttributesAndLabelOtherToolsWrite() async throws {
+    try await Credential(service: service, account: "alice").save("text")
+    try await Credential(service: service, account: "bob").save(Data([0, 1]))
+    let items = try await PythonKeyring.items(service: service).sorted { $0.label < $1.label }
     #expect(items.map(\.label) == ["Password for 'alice' on '\(service)'", "Password for 'bob' on '\(service)'"])
     #expect(
       items.map(\.attributes) == [
@@ -46,16 +46,16 @@ struct InteropTests {
   }
 
   @Test("saving over items other tools wrote updates them in place, so every tool reads the new secret")
-  func saveUpdatesForeignItemsInPlace() throws {
-    try SecretTool.store(service: service, account: "alice", secret: "old", label: "Mine")
-    try PythonKeyring.setPassword(service: service, account: "alice", secret: "old")
-    let before = try PythonKeyring.items(service: service)
+  func saveUpdatesForeignItemsInPlace() async throws {
+    try await SecretTool.store(service: service, account: "alice", secret: "old", label: "Mine")
+    try await PythonKeyring.setPassword(service: service, account: "alice", secret: "old")
+    let before = try await PythonKeyring.items(service: service)
 
-    try Credential(service: service, account: "alice").save("new")
+    try await Credential(service: service, account: "alice").save("new")
 
-    #expect(try SecretTool.lookup(service: service, account: "alice") == "new")
-    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == "new")
-    let after = try PythonKeyring.items(service: service)
+    #expect(try await SecretTool.lookup(service: service, account: "alice") == "new")
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == "new")
+    let after = try await PythonKeyring.items(service: service)
     // Compared without xdg:schema, which gnome-keyring may add to schema-less items on its own at any time.
     func attributes(_ items: [PythonKeyring.Item]) -> Set<[String: String]> {
       Set(items.map { $0.attributes.filter { $0.key != "xdg:schema" } })
@@ -65,18 +65,18 @@ struct InteropTests {
     #expect(after.map(\.label).sorted() == ["Mine", "Password for 'alice' on '\(service)'"])
   }
 
-  @Test func deleteRemovesTheItemsOfEveryTool() throws {
-    try SecretTool.store(service: service, account: "alice", secret: "a", label: "Mine")
-    try PythonKeyring.setPassword(service: service, account: "alice", secret: "b")
-    try Credential(service: service, account: "alice").delete()
-    #expect(try SecretTool.lookup(service: service, account: "alice") == nil)
-    #expect(try PythonKeyring.getPassword(service: service, account: "alice") == nil)
+  @Test func deleteRemovesTheItemsOfEveryTool() async throws {
+    try await SecretTool.store(service: service, account: "alice", secret: "a", label: "Mine")
+    try await PythonKeyring.setPassword(service: service, account: "alice", secret: "b")
+    try await Credential(service: service, account: "alice").delete()
+    #expect(try await SecretTool.lookup(service: service, account: "alice") == nil)
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == nil)
   }
 
-  @Test func accountsListsItemsOfEveryTool() throws {
-    try SecretTool.store(service: service, account: "carol", secret: "c", label: "Carol")
-    try PythonKeyring.setPassword(service: service, account: "bob", secret: "b")
-    try Credential(service: service, account: "alice").save("a")
-    #expect(try Credential.accounts(service: service) == ["alice", "bob", "carol"])
+  @Test func accountsListsItemsOfEveryTool() async throws {
+    try await SecretTool.store(service: service, account: "carol", secret: "c", label: "Carol")
+    try await PythonKeyring.setPassword(service: service, account: "bob", secret: "b")
+    try await Credential(service: service, account: "alice").save("a")
+    #expect(try await Credential.accounts(service: service) == ["alice", "bob", "carol"])
   }
 }

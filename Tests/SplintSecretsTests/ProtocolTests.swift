@@ -8,9 +8,9 @@ struct ProtocolTests {
   typealias Shell = PrivateSession.Shell
 
   @Test("text is sent as text/plain and bytes as application/octet-stream, for new items and for updates")
-  func contentTypes() throws {
+  func contentTypes() async throws {
     // "01ff" is the secret 0x01 0xFF; dbus-monitor would print its bytes as "01 ff" if they crossed in the clear.
-    let output = try PrivateSession.probe(
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "sh", Shell.monitorSecretCalls,
@@ -29,11 +29,11 @@ struct ProtocolTests {
   }
 
   @Test("secrets cross the bus encrypted: the monitor never sees them")
-  func secretsAreEncryptedOnTheBus() throws {
+  func secretsAreEncryptedOnTheBus() async throws {
     let secret = "visible-if-sent-in-the-clear"
     // dbus-monitor prints a printable byte array as a string, any other as hex, 16 bytes a line.
     let hexBytes = secret.utf8.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-    let output = try PrivateSession.probe(
+    let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "sh", Shell.monitorSecretCalls,

@@ -9,8 +9,8 @@ struct SpecificationPathTests {
   typealias Scripted = ScriptedSecretService
 
   @Test("accepted prompts: unlocking, creating and deleting each go through, and their results are used")
-  func acceptedPrompts() throws {
-    let output = try PrivateSession.probe(
+  func acceptedPrompts() async throws {
+    let output = try await PrivateSession.probe(
       .noProvider,
       [
         "sh", Scripted.start(.accepting),
@@ -34,8 +34,8 @@ struct SpecificationPathTests {
   }
 
   @Test("dismissed prompts: a create or a delete that asked first says locked, and changes nothing")
-  func dismissedPrompts() throws {
-    let output = try PrivateSession.probe(
+  func dismissedPrompts() async throws {
+    let output = try await PrivateSession.probe(
       .noProvider,
       [
         "sh", Scripted.start(.dismissing),
@@ -48,8 +48,8 @@ struct SpecificationPathTests {
   }
 
   @Test("the provider's signals for collections coming and going: no crash and no GLib criticals, reads go on")
-  func collectionSignals() throws {
-    let output = try PrivateSession.probe(
+  func collectionSignals() async throws {
+    let output = try await PrivateSession.probe(
       .noProvider,
       [
         "sh", Scripted.start(.dismissing),
@@ -64,8 +64,8 @@ struct SpecificationPathTests {
   }
 
   @Test("a prompt left up past the timeout is dismissed, and the call says timedOut")
-  func promptDismissedAtTheTimeout() throws {
-    let output = try PrivateSession.probe(
+  func promptDismissedAtTheTimeout() async throws {
+    let output = try await PrivateSession.probe(
       .noProvider,
       [
         "sh", Scripted.start(.hanging),
@@ -76,8 +76,8 @@ struct SpecificationPathTests {
   }
 
   @Test("replies that break the specification are typed errors, never a crash, a hang or a wrong value")
-  func brokenReplies() throws {
-    let output = try PrivateSession.probe(
+  func brokenReplies() async throws {
+    let output = try await PrivateSession.probe(
       .noProvider,
       [
         "sh", Scripted.start(.breaking),

@@ -15,7 +15,7 @@ import Testing
     let second = Setting("interval", default: 30, store: SettingsStore(fileURL: store.fileURL))
     let updates = second.updates(initial: false)
     let changes = store.changes()
-    #expect(try probe("set", store.fileURL.path, "interval", "60").status == 0)
+    #expect(try await probe("set", store.fileURL.path, "interval", "60").status == 0)
     #expect(await collect(updates) { $0 == 60 } == [60])
     #expect(first.value == 60)
     #expect(await take(1, from: changes) == [["interval"]])
@@ -52,7 +52,7 @@ import Testing
           print(time.monotonic_ns(), flush=True)
           time.sleep(1.5)
       """
-    let holder = try Programs.start([Programs.python, "-c", script, slow.fileURL.path, other.fileURL.path])
+    let holder = try await Programs.start([Programs.python, "-c", script, slow.fileURL.path, other.fileURL.path])
     #expect(await eventually { holder.stdoutSoFar.hasPrefix("locked") })
     // A thread of its own, not one of Swift's few cooperative ones, since it blocks for about 2 s.
     let written = Shared<Result<Void, SettingsError>?>(nil)
@@ -63,15 +63,17 @@ import Testing
     let sent = Int(holder.stdoutSoFar.split(separator: "\n").last ?? "") ?? 0
     let delay = (arrival.value.withLock { $0 } ?? .max) - sent
     #expect(delay < 50_000_000, "other.json's change took \(delay / 1_000_000) ms")
-    #expect(holder.wait().status == 0)
+    #expect(await holder.wait().status == 0)
     #expect(await eventually { written.value.withLock { $0 } != nil })
     #expect(slow.value(forKey: "a") == .int(2))
   }
 
   @Test func twoProcessesWritingDifferentKeysAtOnceKeepBoth() async throws {
     let store = scratch.store()
-    let writers = try ["left", "right"].map { try startProbe("write-keys", store.fileURL.path, $0, "100") }
-    for writer in writers { #expect(writer.wait().status == 0) }
+    let writers = try await ["left", "right"].asyncMap {
+      try await startProbe("write-keys", store.fileURL.path, $0, "100")
+    }
+    for writer in writers { #expect(await writer.wait().status == 0) }
     let keys = Set(try JSONValue.keys(of: store.fileURL))
     #expect(keys == Set((0..<100).flatMap { ["left-\($0)", "right-\($0)"] }))
     #expect(await eventually { store.keys.count == 200 })
@@ -82,11 +84,11 @@ import Testing
     let store = scratch.store()
     let counter = Setting("counter", default: 0, store: store)
     let (processes, increments) = (4, 150)
-    let writers = try (0..<processes).map { _ in
-      try startProbe("increment", store.fileURL.path, "counter", String(increments))
+    let writers = try await (0..<processes).asyncMap { _ in
+      try await startProbe("increment", store.fileURL.path, "counter", String(increments))
     }
     for _ in 0..<increments { try store.update { $0[counter] += 1 } }  // and this process too
-    for writer in writers { #expect(writer.wait().status == 0) }
+    for writer in writers { #expect(await writer.wait().status == 0) }
     let total = (processes + 1) * increments
     #expect(try JSONValue(parsing: Data(contentsOf: store.fileURL)) == .object(["counter": .int(total)]))
     #expect(await eventually { counter.value == total })
@@ -97,11 +99,11 @@ import Testing
     let store = scratch.store()
     var last = 0
     for round in 0..<15 {
-      let writer = try startProbe("write-loop", store.fileURL.path, "counter", bounded: false)
+      let writer = try await startProbe("write-loop", store.fileURL.path, "counter", bounded: false)
       #expect(await eventually { writer.stdoutSoFar.contains("writing") })
       try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
       writer.send(SIGKILL)
-      #expect(writer.wait().status == 128 + SIGKILL)
+      #expect(await writer.wait().status == 128 + SIGKILL)
       let stored = try JSONValue(parsing: Data(contentsOf: store.fileURL))
       guard case .object(let members) = stored, case .int(let count)? = members["counter"] else {
         Issue.record("round \(round): the file holds \(stored)")
@@ -125,22 +127,22 @@ import Testing
     let theme = Setting("theme", default: "light", store: store)
     let updates = theme.updates(initial: false)
     let path = store.fileURL.path
-    #expect(try Programs.run(["sh", "-c", #"echo '{"theme": "dark"}' > "$0""#, path]).status == 0)
+    #expect(try await Programs.run(["sh", "-c", #"echo '{"theme": "dark"}' > "$0""#, path]).status == 0)
     #expect(await collect(updates) { $0 == "dark" } == ["dark"])
     let rename = #"printf '{"theme": "sepia"}' > "$0.new" && mv "$0.new" "$0""#
-    #expect(try Programs.run(["sh", "-c", rename, path]).status == 0)
+    #expect(try await Programs.run(["sh", "-c", rename, path]).status == 0)
     #expect(await collect(updates) { $0 == "sepia" } == ["sepia"])
   }
 
   @Test func aWatcherProcessSeesOurWrites() async throws {
     let store = scratch.store()
     let ready = scratch.url("ready").path
-    let watcher = try startProbe("watch", store.fileURL.path, "mode", #""last""#, ready)
+    let watcher = try await startProbe("watch", store.fileURL.path, "mode", #""last""#, ready)
     #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
     let mode = Setting("mode", default: "first", store: store)
     mode.value = "middle"
     mode.value = "last"
-    let output = watcher.wait()
+    let output = await watcher.wait()
     #expect(output.status == 0)
     #expect(output.lines.first == "absent")
     #expect(output.lines.last == #""last""#)

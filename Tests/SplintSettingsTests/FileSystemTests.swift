@@ -70,7 +70,7 @@ import Testing
     let changes = store.changes()
     // Each save leaves no file for 20 ms (a slow disk, a big file), well inside the grace.
     for round in 2...11 {
-      #expect(try Programs.run(["sh", "-c", save, store.fileURL.path, String(round)]).status == 0)
+      #expect(try await Programs.run(["sh", "-c", save, store.fileURL.path, String(round)]).status == 0)
       #expect(await eventually { store.value(forKey: "volume") == .int(round) }, "\(editor), round \(round)")
     }
     let seen = await take(10, from: changes, within: 2)
@@ -136,7 +136,7 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: dotfiles.appendingPathComponent("settings.json.lock").path))
 
     let updates = theme.updates(initial: false)
-    try probe("set", dotfiles.appendingPathComponent("settings.json").path, "theme", #""light""#)
+    try await probe("set", dotfiles.appendingPathComponent("settings.json").path, "theme", #""light""#)
     #expect(await collect(updates) { $0 == "light" } == ["light"])
   }
 
@@ -162,25 +162,25 @@ import Testing
     try FileManager.default.removeItem(at: directory)
     #expect(await collect(updates) { $0 == 0 } == [0])
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try probe("set", store.fileURL.path, "volume", "7")
+    try await probe("set", store.fileURL.path, "volume", "7")
     #expect(await collect(updates) { $0 == 7 } == [7])
     volume.value = 8  // and writes work again
     #expect(store.value(forKey: "volume") == .int(8))
-    try probe("set", store.fileURL.path, "volume", "9")
+    try await probe("set", store.fileURL.path, "volume", "9")
     #expect(await collect(updates) { $0 == 9 }.last == 9)
   }
 
-  @Test func aFileThatCannotBeReadIsReported() throws {
+  @Test func aFileThatCannotBeReadIsReported() async throws {
     let path = scratch.url("settings.json").path
     try Data("{}".utf8).write(to: URL(fileURLWithPath: path))
     #expect(chmod(path, 0) == 0)
     // Read by a process without privileges even when the tests run as root: in a user namespace of its own, with
     // no mapping, it is nobody.
-    guard (try? Programs.run(["unshare", "--user", "true"]))?.status == 0 else {
+    guard (try? await Programs.run(["unshare", "--user", "true"]))?.status == 0 else {
       print("skipped: this system does not permit user namespaces (unshare), so no unprivileged reader")
       return
     }
-    let output = try Programs.run(["unshare", "--user", Programs.helper("SettingsProbe"), "problem", path])
+    let output = try await Programs.run(["unshare", "--user", Programs.helper("SettingsProbe"), "problem", path])
     #expect(
       output.stdout
         == SettingsError.unreadableFile(
@@ -190,8 +190,8 @@ import Testing
   }
 
   @Test("a read-only file system: the write fails clearly, the file and the value stay as they were")
-  func readOnlyFileSystem() throws {
-    let output = try inNamespace(
+  func readOnlyFileSystem() async throws {
+    let output = try await inNamespace(
       """
       set -e
       mount -t tmpfs tmpfs "$0"
@@ -210,8 +210,8 @@ import Testing
   }
 
   @Test("a full disk: the write fails clearly, the file and the value stay as they were")
-  func fullDisk() throws {
-    let output = try inNamespace(
+  func fullDisk() async throws {
+    let output = try await inNamespace(
       """
       set -e
       mount -t tmpfs -o size=64k tmpfs "$0"

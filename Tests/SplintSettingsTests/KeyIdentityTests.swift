@@ -40,7 +40,7 @@ import Testing
     let first = Setting(composed, default: 0, store: store)
     let second = Setting(decomposed, default: 0, store: store)
     let updates = second.updates(initial: false)
-    try probe("set", store.fileURL.path, decomposed, "5")
+    try await probe("set", store.fileURL.path, decomposed, "5")
     #expect(await collect(updates) { $0 == 5 } == [5])
     #expect(first.value == 0)
   }

@@ -45,11 +45,11 @@ import Testing
   }
 
   @Test("a FIFO at the settings path: another process neither hangs nor writes; it is told what the path is")
-  func fifoInAnotherProcess() throws {
+  func fifoInAnotherProcess() async throws {
     let path = scratch.url("settings.json").path
     #expect(mkfifo(path, 0o600) == 0)
     // Bounded: before this was fixed, opening the FIFO waited for a writer forever.
-    let output = try Programs.run([Programs.helper("SettingsProbe"), "set", path, "a", "1"], seconds: 10)
+    let output = try await Programs.run([Programs.helper("SettingsProbe"), "set", path, "a", "1"], seconds: 10)
     #expect(output.status == 1, "\(output)")
     #expect(output.stdout.hasPrefix("error The settings file \(path) is a FIFO (named pipe), not a regular file"))
     #expect(type(of: path) == "p")
@@ -71,7 +71,7 @@ import Testing
     #expect(await take(1, from: errors) == [.notARegularFile(store.fileURL, kind: "a FIFO (named pipe)")])
     #expect(store.value(forKey: "a") == .int(1), "the last good content stays in use")
     // The watcher was not left waiting on the FIFO: another file's change still arrives.
-    try probe("set", other.fileURL.path, "volume", "7")
+    try await probe("set", other.fileURL.path, "volume", "7")
     #expect(await collect(updates) { $0 == 7 } == [7])
   }
 
@@ -79,7 +79,7 @@ import Testing
   func socket() async throws {
     let path = scratch.url("settings.json").path
     let bind = "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])"
-    #expect(try Programs.run([Programs.python, "-c", bind, path]).status == 0)
+    #expect(try await Programs.run([Programs.python, "-c", bind, path]).status == 0)
     let store = scratch.store()
     let expected = SettingsError.notARegularFile(store.fileURL, kind: "a socket")
     #expect(await take(1, from: store.errors()) == [expected])
@@ -88,10 +88,10 @@ import Testing
   }
 
   @Test("a symlink to a device node (a config discarded to /dev/null): refused; the device stays a device")
-  func deviceNode() throws {
+  func deviceNode() async throws {
     // A device node of our own, in a private mount namespace: /dev/null bound over a scratch file, never the
     // machine's /dev itself.
-    let output = try inNamespace(
+    let output = try await inNamespace(
       """
       cd "$0"
       touch device && mount --bind /dev/null device

@@ -5,18 +5,20 @@ import Testing
 @testable import SplintSettings
 
 /// Whether this process is root and may make mount namespaces.
-private let rootWithMountNamespaces =
-  getuid() == 0 && (try? Programs.run(["unshare", "--mount", "true"]))?.status == 0
+private func rootWithMountNamespaces() async -> Bool {
+  guard getuid() == 0 else { return false }
+  return (try? await Programs.run(["unshare", "--mount", "true"]))?.status == 0
+}
 
 /// Files that belong to someone else: root writing a user's file keeps it the user's, and a user never replaces a
 /// file they may not write, or could not keep the owner of. Other users need root: these run only as root, in a
 /// private mount namespace on a tmpfs at /mnt (never the machine's own), and are skipped otherwise.
-@Suite(.enabled(if: rootWithMountNamespaces, "files of other users need root and a mount namespace"))
+@Suite(.enabled("files of other users need root and a mount namespace") { await rootWithMountNamespaces() })
 struct OwnershipTests {
   /// Runs `script` with sh as root in a new mount namespace with a tmpfs at /mnt, holding a copy of SettingsProbe
   /// at /mnt/probe, which `probe` names. `as_user UID GID GROUPS COMMAND...` runs a command as that user, with those
   /// supplementary groups (and keeps the probe's coverage profile).
-  func asRoot(_ script: String) throws -> ProgramOutput {
+  func asRoot(_ script: String) async throws -> ProgramOutput {
     let prelude = """
       set -u
       mount -t tmpfs -o mode=0755 tmpfs /mnt && cp "$0" /mnt/probe && mkdir -m 1777 /mnt/profiles || exit 99
@@ -31,12 +33,14 @@ struct OwnershipTests {
       probe=/mnt/probe
 
       """
-    return try Programs.run(["unshare", "--mount", "sh", "-c", prelude + script, Programs.helper("SettingsProbe")])
+    return try await Programs.run([
+      "unshare", "--mount", "sh", "-c", prelude + script, Programs.helper("SettingsProbe"),
+    ])
   }
 
   @Test("root writing a user's file keeps its owner, group and mode, and the lock is the user's too")
-  func rootKeepsTheOwner() throws {
-    let output = try asRoot(
+  func rootKeepsTheOwner() async throws {
+    let output = try await asRoot(
       """
       mkdir -m 0700 /mnt/home && chown 1000:1000 /mnt/home && cd /mnt/home
       printf '{"a": 1}' > settings.json && chown 1000:1000 settings.json && chmod 0640 settings.json
@@ -58,8 +62,8 @@ struct OwnershipTests {
   }
 
   @Test("a user writing their file in a group they share keeps the group")
-  func aSharedGroupIsKept() throws {
-    let output = try asRoot(
+  func aSharedGroupIsKept() async throws {
+    let output = try await asRoot(
       """
       mkdir -m 0777 /mnt/team && cd /mnt/team
       printf '{"a": 1}' > settings.json && chown 1000:2000 settings.json && chmod 0660 settings.json
@@ -72,8 +76,8 @@ struct OwnershipTests {
   }
 
   @Test("a user who may write the directory but not the file does not replace it")
-  func aFileOneMayNotWriteIsRefused() throws {
-    let output = try asRoot(
+  func aFileOneMayNotWriteIsRefused() async throws {
+    let output = try await asRoot(
       """
       mkdir -m 0777 /mnt/shared && cd /mnt/shared
       printf '{"a": 1}' > settings.json && chown 1001:1001 settings.json && chmod 0644 settings.json
@@ -90,8 +94,8 @@ struct OwnershipTests {
   }
 
   @Test("a user who may write the file (through its group) but not keep its owner is refused")
-  func aFileWhoseOwnerCannotBeKeptIsRefused() throws {
-    let output = try asRoot(
+  func aFileWhoseOwnerCannotBeKeptIsRefused() async throws {
+    let output = try await asRoot(
       """
       mkdir -m 0777 /mnt/group && cd /mnt/group
       printf '{"a": 1}' > settings.json && chown 1001:1000 settings.json && chmod 0664 settings.json

@@ -17,8 +17,8 @@ import Testing
   }
 
   /// Runs a shell command in the scratch directory.
-  func shell(_ command: String) throws {
-    let output = try Programs.run(["sh", "-c", "cd \"$0\" && \(command)", scratch.directory.path])
+  func shell(_ command: String) async throws {
+    let output = try await Programs.run(["sh", "-c", "cd \"$0\" && \(command)", scratch.directory.path])
     #expect(output.status == 0, "\(command): \(output.stderr)")
   }
 
@@ -26,14 +26,14 @@ import Testing
   func fileLinkRepointed() async throws {
     try save(theme: "a", to: "first/settings.json")
     try save(theme: "b", to: "second/settings.json")
-    try shell("mkdir config && ln -s ../first/settings.json config/settings.json")
+    try await shell("mkdir config && ln -s ../first/settings.json config/settings.json")
     let theme = Setting("theme", default: "", store: SettingsStore(fileURL: scratch.url("config", "settings.json")))
     let updates = theme.updates(initial: false)
     #expect(theme.value == "a")
 
-    try shell("ln -sf ../second/settings.json config/settings.json")
+    try await shell("ln -sf ../second/settings.json config/settings.json")
     #expect(await collect(updates) { $0 == "b" } == ["b"])
-    try probe("set", scratch.url("second", "settings.json").path, "theme", #""c""#)
+    try await probe("set", scratch.url("second", "settings.json").path, "theme", #""c""#)
     #expect(await collect(updates) { $0 == "c" } == ["c"])
     theme.value = "d"
     #expect(try String(contentsOf: scratch.url("second", "settings.json"), encoding: .utf8).contains(#""d""#))
@@ -49,9 +49,9 @@ import Testing
     let theme = Setting("theme", default: "", store: SettingsStore(fileURL: scratch.url("config", "settings.json")))
     let updates = theme.updates(initial: false)
 
-    try shell("rm config/settings.json && ln -s ../dotfiles/app/settings.json config/settings.json")
+    try await shell("rm config/settings.json && ln -s ../dotfiles/app/settings.json config/settings.json")
     #expect(await collect(updates) { $0 == "b" } == ["b"])
-    try probe("set", scratch.url("dotfiles", "app", "settings.json").path, "theme", #""c""#)
+    try await probe("set", scratch.url("dotfiles", "app", "settings.json").path, "theme", #""c""#)
     #expect(await collect(updates) { $0 == "c" } == ["c"])
   }
 
@@ -59,23 +59,23 @@ import Testing
   func directoryLinkRepointed() async throws {
     try save(theme: "a", to: "first/settings.json")
     try save(theme: "b", to: "second/settings.json")
-    try shell("mkdir config && ln -s ../first config/app")
+    try await shell("mkdir config && ln -s ../first config/app")
     let store = SettingsStore(fileURL: scratch.url("config", "app", "settings.json"))
     let theme = Setting("theme", default: "", store: store)
     let updates = theme.updates(initial: false)
     #expect(theme.value == "a")
 
-    try shell("ln -sfn ../second config/app")
+    try await shell("ln -sfn ../second config/app")
     #expect(await collect(updates) { $0 == "b" } == ["b"])
-    try probe("set", scratch.url("second", "settings.json").path, "theme", #""c""#)
+    try await probe("set", scratch.url("second", "settings.json").path, "theme", #""c""#)
     #expect(await collect(updates) { $0 == "c" } == ["c"])
     theme.value = "d"
     #expect(try String(contentsOf: scratch.url("second", "settings.json"), encoding: .utf8).contains(#""d""#))
   }
 
   @Test("every name along a path: each link on the way, the links they lead through, and where it ends")
-  func namesAlong() throws {
-    try shell(
+  func namesAlong() async throws {
+    try await shell(
       "mkdir -p real/dir && ln -s real/dir linked && ln -s linked twice && ln -s ../file real/dir/settings.json")
     let root = scratch.directory.path
     #expect(

@@ -76,7 +76,7 @@ import Testing
     let instances = (0..<5).map { _ in Setting("volume", default: 0, store: store) }
     instances[0].value = 1
     // Another process's change proves the watcher has handled every event of our own write by the time it arrives.
-    try probe("set", store.fileURL.path, "marker", "true")
+    try await probe("set", store.fileURL.path, "marker", "true")
     #expect(await eventually { store.value(forKey: "marker") == .bool(true) })
     #expect(instances.allSatisfy { $0.value == 1 })
     #expect(store.writeCount == 1)
@@ -87,9 +87,9 @@ import Testing
     let setting = Setting("volume", default: 0, store: store)
     setting.value = 3
     let updates = setting.updates(initial: false)
-    try probe("set", store.fileURL.path, "volume", "3")  // equal: no update
-    try probe("set", store.fileURL.path, "volume", "3.0")  // equal as an Int too
-    try probe("set", store.fileURL.path, "volume", "4")
+    try await probe("set", store.fileURL.path, "volume", "3")  // equal: no update
+    try await probe("set", store.fileURL.path, "volume", "3.0")  // equal as an Int too
+    try await probe("set", store.fileURL.path, "volume", "4")
     #expect(await collect(updates) { $0 == 4 } == [4])
   }
 
@@ -98,9 +98,9 @@ import Testing
     let errors = store.errors()
     let setting = Setting("volume", default: 0, store: store)
     let updates = setting.updates(initial: false)
-    try probe("set", store.fileURL.path, "volume", "8")
+    try await probe("set", store.fileURL.path, "volume", "8")
     #expect(await collect(updates) { $0 == 8 } == [8])
-    try probe("set", store.fileURL.path, "volume", #""loud""#)
+    try await probe("set", store.fileURL.path, "volume", #""loud""#)
     #expect(await collect(errors) { _ in true }.count == 1)
     #expect(setting.value == 8)
     try #"{"other": true}"#.write(to: store.fileURL, atomically: true, encoding: .utf8)
@@ -132,7 +132,7 @@ import Testing
     setting.value = 1
     #expect(changes.withLock { $0 } == 1)
     track()
-    try probe("set", store.fileURL.path, "volume", "2")
+    try await probe("set", store.fileURL.path, "volume", "2")
     #expect(await eventually { changes.withLock { $0 } == 2 })
     #expect(setting.value == 2)
   }

@@ -115,17 +115,17 @@ import Testing
     #expect(try mode(store.fileURL) == 0o644)
   }
 
-  @Test func suitesLiveInTheXDGConfigurationDirectory() throws {
+  @Test func suitesLiveInTheXDGConfigurationDirectory() async throws {
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_CONFIG_HOME"] = scratch.directory.path
     #expect(
-      try probe("path", "com.example.sync", environment: environment).lines == [
+      try await probe("path", "com.example.sync", environment: environment).lines == [
         scratch.url("com.example.sync", "settings.json").path
       ])
     environment["XDG_CONFIG_HOME"] = "relative/config"  // not absolute: ignored, as the XDG specification says
     environment["HOME"] = scratch.directory.path
     #expect(
-      try probe("path", "com.example.sync", environment: environment).lines == [
+      try await probe("path", "com.example.sync", environment: environment).lines == [
         scratch.url(".config", "com.example.sync", "settings.json").path
       ])
     environment["XDG_CONFIG_HOME"] = nil
@@ -133,7 +133,7 @@ import Testing
     let entry = try #require(getpwuid(getuid()))
     let home = String(cString: try #require(entry.pointee.pw_dir))
     #expect(
-      try probe("path", "com.example.sync", environment: environment).lines == [
+      try await probe("path", "com.example.sync", environment: environment).lines == [
         "\(home)/.config/com.example.sync/settings.json"
       ])
   }
@@ -143,8 +143,8 @@ import Testing
     #expect(throws: SettingsError.invalidSuiteName(suite)) { try SettingsStore.fileURL(forSuite: suite) }
   }
 
-  @Test func anInvalidSuiteNameStopsTheProgramSayingWhatToUse() throws {
-    let output = try probe("path", "../elsewhere")
+  @Test func anInvalidSuiteNameStopsTheProgramSayingWhatToUse() async throws {
+    let output = try await probe("path", "../elsewhere")
     #expect(output.status >= 128, "the program traps")
     #expect(output.stderr.contains("\"../elsewhere\" cannot name a settings suite: use a plain directory name"))
   }

@@ -69,21 +69,21 @@ final class Shared<Value: Sendable>: Sendable {
 
 /// Runs the `SettingsProbe` helper, another process using the settings file.
 @discardableResult
-func probe(_ arguments: String..., environment: [String: String]? = nil) throws -> ProgramOutput {
-  try Programs.run([Programs.helper("SettingsProbe")] + arguments, environment: environment)
+func probe(_ arguments: String..., environment: [String: String]? = nil) async throws -> ProgramOutput {
+  try await Programs.run([Programs.helper("SettingsProbe")] + arguments, environment: environment)
 }
 
 /// Starts the `SettingsProbe` helper and returns at once.
-func startProbe(_ arguments: String..., bounded: Bool = true) throws -> RunningProgram {
-  try Programs.start([Programs.helper("SettingsProbe")] + arguments, seconds: bounded ? 60 : nil)
+func startProbe(_ arguments: String..., bounded: Bool = true) async throws -> RunningProgram {
+  try await Programs.start([Programs.helper("SettingsProbe")] + arguments, seconds: bounded ? 60 : nil)
 }
 
 /// Runs `script` with `sh` inside a new user and mount namespace, where it may mount file systems and set inotify
 /// limits without touching the machine's; `arguments` become `$0`, `$1`, …. Nil where this system does not permit
 /// such namespaces.
-func inNamespace(_ script: String, arguments: [String]) throws -> ProgramOutput? {
-  guard (try? Programs.run(["unshare", "--user", "--map-root-user", "--mount", "true"]))?.status == 0 else {
+func inNamespace(_ script: String, arguments: [String]) async throws -> ProgramOutput? {
+  guard await (try? Programs.run(["unshare", "--user", "--map-root-user", "--mount", "true"]))?.status == 0 else {
     return nil
   }
-  return try Programs.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script] + arguments)
+  return try await Programs.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script] + arguments)
 }

@@ -23,7 +23,7 @@ import Testing
     #expect(try inotifyInstances() == 1)
     let watched = settings[42]
     let updates = watched.updates(initial: false)
-    try probe("set", watched.store.fileURL.path, watched.key, "-1")
+    try await probe("set", watched.store.fileURL.path, watched.key, "-1")
     #expect(await collect(updates) { $0 == -1 } == [-1])
   }
 
@@ -33,7 +33,7 @@ import Testing
     // than an inotify queue holds (16,384) pile up in its directory, along with the change it must still see.
     let store = scratch.store()
     let ready = scratch.url("ready").path
-    let watcher = try startProbe("watch", store.fileURL.path, "volume", "6", ready, bounded: false)
+    let watcher = try await startProbe("watch", store.fileURL.path, "volume", "6", ready, bounded: false)
     #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
     watcher.send(SIGSTOP)
     let limit =
@@ -46,7 +46,7 @@ import Testing
     }
     try #"{"volume": 6}"#.write(to: store.fileURL, atomically: true, encoding: .utf8)
     watcher.send(SIGCONT)
-    let output = watcher.wait()
+    let output = await watcher.wait()
     #expect(output.status == 0, "\(output)")
     #expect(output.lines == ["absent", "6"])
   }
@@ -65,12 +65,12 @@ import Testing
   private func pollingInNamespace(limit: String) async throws {
     let path = scratch.url("settings.json").path
     let ready = scratch.url("ready").path
-    guard (try? Programs.run(["unshare", "--user", "--map-root-user", "true"]))?.status == 0 else {
+    guard await (try? Programs.run(["unshare", "--user", "--map-root-user", "true"]))?.status == 0 else {
       print("skipped: this system does not permit user namespaces (unshare), so inotify limits cannot be set")
       return
     }
     let script = #"echo 0 > /proc/sys/user/\#(limit) && exec "$0" watch "$1" count 3 "$2""#
-    let watcher = try Programs.start(
+    let watcher = try await Programs.start(
       ["unshare", "--user", "--map-root-user", "sh", "-c", script, Programs.helper("SettingsProbe"), path, ready])
     #expect(await eventually { FileManager.default.fileExists(atPath: ready) }, "\(watcher.stdoutSoFar)")
     let store = SettingsStore(fileURL: URL(fileURLWithPath: path))
@@ -78,7 +78,7 @@ import Testing
       try store.set(.int(count), forKey: "count")
       try await Task.sleep(for: .milliseconds(150))
     }
-    let output = watcher.wait()
+    let output = await watcher.wait()
     #expect(output.status == 0, "\(output)")
     // Polling may skip a value written between two polls, never the last one, and never goes back.
     #expect(output.lines.first == "absent")
@@ -98,7 +98,7 @@ import Testing
     // Both files are gone from this process; a third on the same directory still hears its changes.
     let third = SettingsStore(fileURL: directory.appendingPathComponent("c.json"))
     let changes = third.changes()
-    try probe("set", third.fileURL.path, "x", "2")
+    try await probe("set", third.fileURL.path, "x", "2")
     #expect(await take(1, from: changes) == [["x"]])
   }
 }

@@ -84,21 +84,21 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
       expect(availability.isAvailable, "availability said \(availability)")
     }
   }
-  func readWhileLocked(_ count: Int) throws {
-    _ = try Programs.run(["sh", "-c", "secret-tool lock --collection=login >/dev/null 2>&1; true"])
+  func readWhileLocked(_ count: Int) async throws {
+    _ = try await Programs.run(["sh", "-c", "secret-tool lock --collection=login >/dev/null 2>&1; true"])
     for round in 0..<count {
       do throws(CredentialError) {
-        let value = try token.read()
+        let value = try await token.read()
         expect(false, "read \(round) while locked returned \(value == nil ? "nil" : "the secret")")
       } catch {
         expect(error == .locked, "read \(round) while locked failed with \(error)")
       }
     }
-    try unlockKeyring()
+    try await unlockKeyring()
   }
   func interruptedReads(_ count: Int) async throws {
     // A provider that hangs: reads end by their timeout, or by their task's cancellation.
-    guard let pid = try keyringPID() else { throw TortureError("no Secret Service to freeze") }
+    guard let pid = try await keyringPID() else { throw TortureError("no Secret Service to freeze") }
     kill(pid, SIGSTOP)
     defer { kill(pid, SIGCONT) }
     let hasty = Credential(
@@ -118,14 +118,14 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
       expect(cancelled, "cancelled read \(round) ended with \(result)")
     }
   }
-  func readsAcrossARestart(_ count: Int) throws {
+  func readsAcrossARestart(_ count: Int) async throws {
     var failures = 0
     for round in 0..<count {
-      if round == count / 4, let pid = try keyringPID() { kill(pid, SIGKILL) }
+      if round == count / 4, let pid = try await keyringPID() { kill(pid, SIGKILL) }
       // D-Bus starts gnome-keyring again, locked, at the next call; it is unlocked again halfway.
-      if round == count / 2 { try unlockKeyring() }
+      if round == count / 2 { try await unlockKeyring() }
       do throws(CredentialError) {
-        let value = try token.read()
+        let value = try await token.read()
         expect(value == weekSecret, "read \(round) across the restart returned something else")
       } catch {
         failures += 1
@@ -135,7 +135,7 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
     expect(failures > 0, "no read failed while the provider was gone")
   }
 
-  try unlockKeyring()
+  try await unlockKeyring()
   try await token.save(weekSecret)
   try await scratch.delete()
 
@@ -145,9 +145,9 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
   try await readTokensAsync(20)
   try saveAndDelete(20)
   try listAccounts(20)
-  try readWhileLocked(5)
+  try await readWhileLocked(5)
   try await interruptedReads(2)
-  try readsAcrossARestart(8)
+  try await readsAcrossARestart(8)
   report.warmResident = residentBytes()
 
   let tenth = reads / 10
@@ -157,9 +157,9 @@ private func runWeek(reads: Int, _ report: inout WeekReport) async throws {
     ("async readData()", tenth, { try await readTokensAsync(tenth) }),
     ("save, save again, delete", tenth * 3, { try saveAndDelete(tenth) }),
     ("accounts and availability", tenth * 2, { try listAccounts(tenth) }),
-    ("read() while locked", locked, { try readWhileLocked(locked) }),
+    ("read() while locked", locked, { try await readWhileLocked(locked) }),
     ("timed out and cancelled reads", interrupted * 2, { try await interruptedReads(interrupted) }),
-    ("read() across a provider restart", restart, { try readsAcrossARestart(restart) }),
+    ("read() across a provider restart", restart, { try await readsAcrossARestart(restart) }),
   ]
   for phase in phases {
     try await phase.run()
@@ -182,7 +182,7 @@ func daemonsWeek(quick: Bool) async -> Outcome {
   let limit = 4 << 20
   return await scenario("a daemon's week in a minute: memory stays flat") { outcome in
     let torture = CommandLine.arguments[0]
-    let week = try Programs.run([torture, "daemon-week", String(reads)], seconds: 900)
+    let week = try await Programs.run([torture, "daemon-week", String(reads)], seconds: 900)
     guard let report = try? JSONDecoder().decode(WeekReport.self, from: Data(week.stdout.utf8)) else {
       throw TortureError("daemon-week did not report (exit \(week.status)): \(week.stderr.suffix(2_000))")
     }
@@ -203,7 +203,7 @@ func daemonsWeek(quick: Bool) async -> Outcome {
 
     // libsecret's own lookup, in a process of its own: a tenth as many reads, for the comparison only.
     let lookups = reads / 10
-    let floor = try Programs.run([torture, "c-lookups", String(lookups)], seconds: 600)
+    let floor = try await Programs.run([torture, "c-lookups", String(lookups)], seconds: 600)
     let figures = floor.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
     guard figures.count == 2 else { throw TortureError("c-lookups did not report: \(floor.stderr.suffix(2_000))") }
     let floorGrowth = figures[1] - figures[0]
@@ -274,7 +274,7 @@ private func occurrences(of needle: String, in haystack: Data) -> Int {
 func secretInACoreDump(_ scratch: Scratch) async -> Outcome {
   await scenario("secrets read and saved 1,000 times appear once in a core dump: where the caller keeps them") {
     outcome in
-    try unlockKeyring()
+    try await unlockKeyring()
     let marker = markerPrefix + UUID().uuidString
     let credential = Credential(service: "torture.core", account: "marker")
     // Saved here, not in the reader, so that the reader never had the secret but from the Secret Service. The
@@ -285,19 +285,16 @@ func secretInACoreDump(_ scratch: Scratch) async -> Outcome {
       _ = try? credential.delete()
       _ = try? Credential(service: "torture.core", account: "marker.saved").delete()
     }
-    let reader = try Programs.start(
+    let reader = try await Programs.start(
       [CommandLine.arguments[0], "hold-secret", "torture.core", "marker", "1000"], seconds: nil)
-    defer {
-      reader.send(SIGKILL)
-      reader.wait()
-    }
+    defer { reader.kill() }
     guard await eventually(within: 120, { reader.stdoutSoFar.hasPrefix("ready") }) else {
       throw TortureError("the reader did not get ready: \(reader.stdoutSoFar)")
     }
     let core = scratch.url("core", "reader")
     try FileManager.default.createDirectory(
       at: core.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let dump = try Programs.run(["gcore", "-o", core.path, String(reader.pid)], seconds: 120)
+    let dump = try await Programs.run(["gcore", "-o", core.path, String(reader.pid)], seconds: 120)
     let file = core.path + ".\(reader.pid)"
     defer { try? FileManager.default.removeItem(atPath: file) }
     guard dump.status == 0, let image = FileManager.default.contents(atPath: file) else {

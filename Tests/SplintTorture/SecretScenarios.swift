@@ -12,13 +12,13 @@ import TestSupport
 /// control tools do) from Python reading it from the environment, never from argv. `gnome-keyring-daemon
 /// --replace` would race a loop that keeps calling: in the moment the old daemon lets go of the name, a call
 /// starts another one, locked.
-func unlockKeyring() throws {
+func unlockKeyring() async throws {
   let probe = SecretServiceStore(timeout: .seconds(5))
   let deadline = Date().addingTimeInterval(15)
   var problem = ""
   repeat {
     // A daemon that is still starting, or that another call started a moment ago, may refuse; try again.
-    let output = try Programs.run([Programs.python, "-"], input: Data(unlockScript.utf8))
+    let output = try await Programs.run([Programs.python, "-"], input: Data(unlockScript.utf8))
     let availability = probe.availability()
     if output.status == 0, case .available = availability { return }
     problem =
@@ -38,8 +38,8 @@ private let unlockScript =
     """
 
 /// The process ID of the Secret Service now, or nil while nobody owns its name.
-func keyringPID() throws -> Int32? {
-  let output = try Programs.run([
+func keyringPID() async throws -> Int32? {
+  let output = try await Programs.run([
     "dbus-send", "--session", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/",
     "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.freedesktop.secrets",
   ])
@@ -49,7 +49,7 @@ func keyringPID() throws -> Int32? {
 
 func concurrentSecrets() async -> Outcome {
   await scenario("16 threads x 200 save/read/delete on distinct accounts") { outcome in
-    try unlockKeyring()
+    try await unlockKeyring()
     let start = DispatchTime.now()
     let failures = Mutex<[String]>([])
     let wrong = Mutex(0)
@@ -106,15 +106,15 @@ func keyringKilledMidLoop() async -> Outcome {
     let timeout = 2.0
     let store = SecretServiceStore(timeout: .seconds(timeout))
     let credential = Credential(service: "torture.restart", account: "a", store: store)
-    try unlockKeyring()
+    try await unlockKeyring()
     try await credential.save("before the restart")
     let loop = ReadLoop(credential)
     try await Task.sleep(for: .seconds(1))
     let killed = Date()
-    if let pid = try keyringPID() { kill(pid, SIGKILL) }
+    if let pid = try await keyringPID() { kill(pid, SIGKILL) }
     // The loop's next call starts gnome-keyring again through D-Bus, with its keyring locked, as after a crash.
     try await Task.sleep(for: .seconds(1))
-    try unlockKeyring()
+    try await unlockKeyring()
     let restarted = Date()
     try await Task.sleep(for: .seconds(2))
     let reads = loop.finish()
@@ -142,17 +142,17 @@ func keyringKilledMidLoop() async -> Outcome {
 func lockedMidLoop() async -> Outcome {
   await scenario("the keyring locked in the middle of a loop") { outcome in
     let credentials = (0..<20).map { Credential(service: "torture.lock", account: "account-\($0)") }
-    try unlockKeyring()
+    try await unlockKeyring()
     for credential in credentials { try await credential.save("value of \(credential.account)") }
     var locked = false
     var lockedErrors = 0
     for round in 0..<200 {
       if round == 60 {
-        _ = try Programs.run(["sh", "-c", "secret-tool lock --collection=login >/dev/null 2>&1; true"])
+        _ = try await Programs.run(["sh", "-c", "secret-tool lock --collection=login >/dev/null 2>&1; true"])
         locked = true
       }
       if round == 140 {
-        try unlockKeyring()
+        try await unlockKeyring()
         locked = false
       }
       let credential = credentials[round % credentials.count]
@@ -184,7 +184,7 @@ func security(_ scratch: Scratch) async -> Outcome {
   await scenario("security: file modes, and no secret in files, output or command lines") { outcome in
     let splintctl = ProcessInfo.processInfo.environment["SPLINTCTL"] ?? "splintctl"
     let secret = "torture-secret-\(UUID().uuidString)"
-    try unlockKeyring()
+    try await unlockKeyring()
 
     // Modes of what the settings store creates.
     let directory = scratch.url("modes", "suite")
@@ -221,7 +221,7 @@ func security(_ scratch: Scratch) async -> Outcome {
     for arguments in [
       ["secret", "store", "", "alice"], ["secret", "store", "torture.cli"], ["set", "--suite", "../x", "k", "v"],
     ] {
-      let output = try Programs.run([splintctl] + arguments, input: Data(secret.utf8))
+      let output = try await Programs.run([splintctl] + arguments, input: Data(secret.utf8))
       outcome.operations += 1
       if output.status == 0 { outcome.fail("\(arguments) succeeded") }
       if (output.stdout + output.stderr).contains(secret) { outcome.fail("\(arguments) printed the secret") }
@@ -229,7 +229,7 @@ func security(_ scratch: Scratch) async -> Outcome {
     var noBus = ProcessInfo.processInfo.environment
     noBus["DBUS_SESSION_BUS_ADDRESS"] = nil
     noBus["XDG_RUNTIME_DIR"] = "/nonexistent"
-    let unavailable = try Programs.run(
+    let unavailable = try await Programs.run(
       [splintctl, "secret", "store", "s", "a"], input: Data(secret.utf8), environment: noBus)
     outcome.operations += 1
     if (unavailable.stdout + unavailable.stderr).contains(secret) {

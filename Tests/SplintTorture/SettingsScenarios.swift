@@ -20,11 +20,12 @@ func concurrentIncrements(_ scratch: Scratch) async -> Outcome {
   await scenario("8 processes x 500 batch increments of one counter") { outcome in
     let file = scratch.url("counter", "settings.json")
     let start = DispatchTime.now()
-    let writers = try (0..<8).map { _ in
-      try Programs.start([tortureBinary, "increment", file.path, "500"], seconds: 300)
+    var writers: [RunningProgram] = []
+    for _ in 0..<8 {
+      writers.append(try await Programs.start([tortureBinary, "increment", file.path, "500"], seconds: 300))
     }
     for writer in writers {
-      let output = writer.wait()
+      let output = await writer.wait()
       if output.status != 0 { outcome.fail("a writer exited \(output.status): \(output.stdout)\(output.stderr)") }
     }
     let elapsed = seconds(since: start)
@@ -39,10 +40,10 @@ func concurrentKeys(_ scratch: Scratch) async -> Outcome {
   await scenario("8 processes each writing their own 200 keys at once") { outcome in
     let file = scratch.url("keys", "settings.json")
     let start = DispatchTime.now()
-    let writers = try (0..<8).map { writer in
-      try Programs.start([tortureBinary, "own-keys", file.path, "writer\(writer)", "200"], seconds: 300)
+    let writers = try await (0..<8).asyncMap { writer in
+      try await Programs.start([tortureBinary, "own-keys", file.path, "writer\(writer)", "200"], seconds: 300)
     }
-    for writer in writers where writer.wait().status != 0 { outcome.fail("a writer failed") }
+    for writer in writers where await writer.wait().status != 0 { outcome.fail("a writer failed") }
     let elapsed = seconds(since: start)
     outcome.operations = 1_600
     let present = stored(file)?.count ?? 0
@@ -62,13 +63,13 @@ func killedWriters(_ scratch: Scratch, rounds: Int) async -> Outcome {
     var last = 0
     for round in 0..<rounds {
       // The writer must get going: a lock left behind by the last one would stop it here.
-      let writer = try Programs.start([tortureBinary, "kill-loop", file.path], seconds: nil)
+      let writer = try await Programs.start([tortureBinary, "kill-loop", file.path], seconds: nil)
       let deadline = Date().addingTimeInterval(10)
       while !writer.stdoutSoFar.contains("writing"), Date() < deadline { usleep(1_000) }
       if !writer.stdoutSoFar.contains("writing") { outcome.fail("round \(round): the writer never got the lock") }
       usleep(UInt32.random(in: 0...15_000))
       writer.send(SIGKILL)
-      writer.wait()
+      await writer.wait()
       outcome.operations += 1
       guard let members = stored(file), case .int(let count)? = members["counter"] else {
         outcome.lose("round \(round): the file does not parse or has no counter")
@@ -94,7 +95,7 @@ func burstsToAWatcher(_ scratch: Scratch) async -> Outcome {
     let file = scratch.url("bursts", "settings.json")
     let ready = scratch.url("bursts", "ready").path
     try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let watcher = try Programs.start([tortureBinary, "burst-watch", file.path, ready], seconds: 300)
+    let watcher = try await Programs.start([tortureBinary, "burst-watch", file.path, ready], seconds: 300)
     _ = await eventually(within: 30) { FileManager.default.fileExists(atPath: ready) }
     let value = Setting("v", default: 0, store: store(file.path))
     for burst in 1...50 {
@@ -105,7 +106,7 @@ func burstsToAWatcher(_ scratch: Scratch) async -> Outcome {
       if !seen { outcome.lose("burst \(burst): the watcher never saw \(last)") }
     }
     value.value = -1
-    let output = watcher.wait()
+    let output = await watcher.wait()
     if output.status != 0 { outcome.fail("the watcher exited \(output.status)") }
     let seen = output.stdout.split(separator: "\n").count
     outcome.figure = "the watcher saw \(seen) of \(outcome.operations) values"
@@ -149,7 +150,7 @@ func garbageFiles(_ scratch: Scratch) async -> Outcome {
       let original = kind.bytes()
       try original.write(to: file)
       // A child process, so that a crash is a failure here rather than the end of the suite.
-      let output = try Programs.run([tortureBinary, "garbage-open", file.path], seconds: 120)
+      let output = try await Programs.run([tortureBinary, "garbage-open", file.path], seconds: 120)
       outcome.operations += 1
       guard output.status == 0 else {
         outcome.fail("\(kind.name): the program ended with status \(output.status)")
@@ -196,7 +197,7 @@ func oddFiles(_ scratch: Scratch, _ outcome: inout Outcome) async throws -> Int 
       [ -L settings.json ] && cd -P "$(dirname "$(readlink settings.json)")"
       stat -L -c %F settings.json; ls -A
       """
-    let output = try Programs.run(
+    let output = try await Programs.run(
       ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, tortureBinary, directory.path])
     outcome.operations += 1
     let reported = output.lines.first?.contains("is \(maker.kind)") == true
@@ -219,15 +220,15 @@ func oddFiles(_ scratch: Scratch, _ outcome: inout Outcome) async throws -> Int 
   let link = root.appendingPathComponent("settings.json").path
   try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "first/settings.json")
   let ready = root.appendingPathComponent("ready").path
-  let watcher = try Programs.start([tortureBinary, "burst-watch", link, ready], seconds: 120)
+  let watcher = try await Programs.start([tortureBinary, "burst-watch", link, ready], seconds: 120)
   _ = await eventually(within: 30) { FileManager.default.fileExists(atPath: ready) }
-  _ = try Programs.run(["ln", "-sf", "second/settings.json", link])
+  _ = try await Programs.run(["ln", "-sf", "second/settings.json", link])
   let swapped = await eventually(within: 10) { watcher.stdoutSoFar.split(separator: "\n").contains("2") }
   try store(root.appendingPathComponent("second").appendingPathComponent("settings.json").path).set(
     .int(3), forKey: "v")
   let followed = await eventually(within: 10) { watcher.stdoutSoFar.split(separator: "\n").contains("3") }
   try store(link).set(.int(-1), forKey: "v")
-  _ = watcher.wait()
+  _ = await watcher.wait()
   outcome.operations += 1
   if !swapped || !followed { outcome.fail("a watcher did not follow a re-pointed link: \(watcher.stdoutSoFar)") }
   return makers.count
@@ -250,7 +251,7 @@ func fullAndReadOnlyDisks(_ scratch: Scratch) async -> Outcome {
       let directory = scratch.url("disk-\(mode)")
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
       let script = #"mount -t tmpfs -o size=256k tmpfs "$1" && exec "$0" disk-child "$1" "$2""#
-      let output = try Programs.run(
+      let output = try await Programs.run(
         ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, tortureBinary, directory.path, mode])
       outcome.operations += 1
       // The write must be refused with an error, and the file and the value in memory stay as they were.
@@ -265,7 +266,7 @@ func fullAndReadOnlyDisks(_ scratch: Scratch) async -> Outcome {
 
 /// Child mode, in a mount namespace with a small tmpfs at `directory`: a write that the disk refuses must throw a
 /// clear error and leave the file and the value in memory as they were.
-func diskChild(_ directory: String, _ mode: String) -> Never {
+func diskChild(_ directory: String, _ mode: String) async -> Never {
   let path = directory + "/settings.json"
   let volume = Setting("volume", default: 0, store: store(path))
   volume.value = 3
@@ -275,7 +276,7 @@ func diskChild(_ directory: String, _ mode: String) -> Never {
       while (try? filler.write(contentsOf: Data(count: 16_384))) != nil {}
     }
   } else {
-    _ = try? Programs.run(["mount", "-o", "remount,ro", directory])
+    _ = try? await Programs.run(["mount", "-o", "remount,ro", directory])
   }
   do {
     try volume.save(4)
@@ -296,15 +297,17 @@ func manyWatchersConverge(_ scratch: Scratch) async -> Outcome {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let file = directory.appendingPathComponent("settings.json")
     let readies = (0..<32).map { directory.appendingPathComponent("ready-\($0)").path }
-    let watchers = try readies.map {
-      try Programs.start([tortureBinary, "converge-watch", file.path, $0], seconds: 120)
+    let watchers = try await readies.asyncMap {
+      try await Programs.start([tortureBinary, "converge-watch", file.path, $0], seconds: 120)
     }
     _ = await eventually(within: 60) { readies.allSatisfy { FileManager.default.fileExists(atPath: $0) } }
-    let writers = try (0..<2).map {
-      try Programs.start([tortureBinary, "write-for", file.path, "writer\($0)", "10"], seconds: 60)
+    var writers: [RunningProgram] = []
+    for writer in 0..<2 {
+      writers.append(
+        try await Programs.start([tortureBinary, "write-for", file.path, "writer\(writer)", "10"], seconds: 60))
     }
     for writer in writers {
-      let output = writer.wait()
+      let output = await writer.wait()
       if output.status != 0 || output.stdout.contains("failed: ") {
         outcome.fail("a writer failed: \(output.stdout.prefix(500))")
       }
@@ -313,7 +316,7 @@ func manyWatchersConverge(_ scratch: Scratch) async -> Outcome {
     try store(file.path).set(.bool(true), forKey: "done")
     let final = JSONValue.object(stored(file) ?? [:]).description
     for (index, watcher) in watchers.enumerated() {
-      let output = watcher.wait()
+      let output = await watcher.wait()
       if output.lines.last != final { outcome.fail("watcher \(index) ended with \(output.lines.last ?? "nothing")") }
     }
     outcome.figure = "\(watchers.count) watchers"

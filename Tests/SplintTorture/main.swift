@@ -63,7 +63,7 @@ func run(_ arguments: [String]) async throws {
   case ("garbage-open", 2):
     garbageOpen(arguments[1])
   case ("disk-child", 3):
-    diskChild(arguments[1], arguments[2])
+    await diskChild(arguments[1], arguments[2])
   case ("write-for", 4):
     writeFor(arguments[1], arguments[2], Double(arguments[3]) ?? 0)
   case ("converge-watch", 3):
@@ -117,7 +117,7 @@ func fuzzParser(seconds: Int) async -> Outcome {
     guard let fuzzer = ProcessInfo.processInfo.environment["FUZZER"],
       let corpus = ProcessInfo.processInfo.environment["FUZZ_CORPUS"]
     else { throw TortureError("script/torture did not build the fuzzer (FUZZER, FUZZ_CORPUS)") }
-    let output = try Programs.run(
+    let output = try await Programs.run(
       [fuzzer, "-max_total_time=\(seconds)", "-max_len=65536", "-timeout=10", "-rss_limit_mb=4096", corpus],
       seconds: seconds + 120)
     let runs =

@@ -5,14 +5,14 @@ import Testing
 /// `splintctl sandbox -- COMMAND`: a throw-away Secret Service for one command.
 @Suite("splintctl sandbox")
 struct SandboxCommandTests {
-  @Test func returnsTheCommandsStatus() throws {
-    #expect(try splintctl("sandbox", "--", "sh", "-c", "exit 7").status == 7)
-    #expect(try splintctl("sandbox", "--", "true").status == 0)
-    #expect(try splintctl("sandbox", "--", "sh", "-c", "kill -TERM $$").status == 128 + SIGTERM)
+  @Test func returnsTheCommandsStatus() async throws {
+    #expect(try await splintctl("sandbox", "--", "sh", "-c", "exit 7").status == 7)
+    #expect(try await splintctl("sandbox", "--", "true").status == 0)
+    #expect(try await splintctl("sandbox", "--", "sh", "-c", "kill -TERM $$").status == 128 + SIGTERM)
   }
 
   @Test("inside: an unlocked keyring of its own, throw-away directories, no display, no password in sight")
-  func insideTheSandbox() throws {
+  func insideTheSandbox() async throws {
     let script = #"""
       "$0" secret status
       printf %s token | "$0" secret store sandbox-test alice
@@ -22,7 +22,7 @@ struct SandboxCommandTests {
       """#
     var environment = ProcessInfo.processInfo.environment
     environment["DISPLAY"] = ":42"
-    let output = try Programs.run(
+    let output = try await Programs.run(
       [Programs.helper("splintctl"), "sandbox", "--home", "--", "sh", "-c", script, Programs.helper("splintctl")],
       environment: environment)
     #expect(output.status == 0, "\(output)")
@@ -39,19 +39,20 @@ struct SandboxCommandTests {
     #expect(processes(naming: root).isEmpty, "nothing the sandbox started is still running")
   }
 
-  @Test func withoutTheToolsItSaysWhatToInstall() throws {
+  @Test func withoutTheToolsItSaysWhatToInstall() async throws {
     let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-path-\(UUID())")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: empty) }
     var environment = ProcessInfo.processInfo.environment
     environment["PATH"] = empty.path
-    let output = try Programs.run([Programs.helper("splintctl"), "sandbox", "--", "true"], environment: environment)
+    let output = try await Programs.run(
+      [Programs.helper("splintctl"), "sandbox", "--", "true"], environment: environment)
     #expect(output.status == 69)
     #expect(output.stderr.contains("apt-get install dbus-daemon dbus-bin gnome-keyring"))
   }
 
-  @Test func aCommandIsRequired() throws {
-    let output = try splintctl("sandbox")
+  @Test func aCommandIsRequired() async throws {
+    let output = try await splintctl("sandbox")
     #expect(output.status == 64)
     #expect(output.stderr.contains("Give the command after --"))
   }

@@ -7,73 +7,73 @@ import Testing
 struct SecretCommandTests {
   let service = TestKeyring.uniqueService()
 
-  @Test func storeFromAPipeDropsOneTrailingNewline() throws {
-    #expect(try splintctl("secret", "store", service, "echoed", input: "token-1\n").status == 0)
-    #expect(try splintctl("secret", "read", service, "echoed").stdout == "token-1")
-    try splintctl("secret", "store", service, "printf", input: "token-2")
-    #expect(try splintctl("secret", "read", service, "printf").stdout == "token-2")
-    try splintctl("secret", "store", service, "windows", input: "token-3\r\n")
-    #expect(try splintctl("secret", "read", service, "windows").stdout == "token-3")
-    try splintctl("secret", "store", service, "blank-line", input: "token-4\n\n")
-    #expect(try splintctl("secret", "read", service, "blank-line").stdout == "token-4\n")
-    #expect(try SecretTool.lookup(service: service, account: "echoed") == "token-1")
+  @Test func storeFromAPipeDropsOneTrailingNewline() async throws {
+    #expect(try await splintctl("secret", "store", service, "echoed", input: "token-1\n").status == 0)
+    #expect(try await splintctl("secret", "read", service, "echoed").stdout == "token-1")
+    try await splintctl("secret", "store", service, "printf", input: "token-2")
+    #expect(try await splintctl("secret", "read", service, "printf").stdout == "token-2")
+    try await splintctl("secret", "store", service, "windows", input: "token-3\r\n")
+    #expect(try await splintctl("secret", "read", service, "windows").stdout == "token-3")
+    try await splintctl("secret", "store", service, "blank-line", input: "token-4\n\n")
+    #expect(try await splintctl("secret", "read", service, "blank-line").stdout == "token-4\n")
+    #expect(try await SecretTool.lookup(service: service, account: "echoed") == "token-1")
   }
 
-  @Test func binaryKeepsEveryByte() throws {
+  @Test func binaryKeepsEveryByte() async throws {
     let bytes = Data([0x00, 0xFF, 0x0A, 0x80, 0x0A])
-    #expect(try splintctl(["secret", "store", service, "key", "--binary"], bytes: bytes).status == 0)
-    let hex = try Programs.run([
+    #expect(try await splintctl(["secret", "store", service, "key", "--binary"], bytes: bytes).status == 0)
+    let hex = try await Programs.run([
       "sh", "-c", "\"$0\" secret read \"$1\" key --binary | od -An -tx1", Programs.helper("splintctl"), service,
     ])
     #expect(hex.stdout.split(whereSeparator: \.isWhitespace) == ["00", "ff", "0a", "80", "0a"])
-    let text = try splintctl("secret", "read", service, "key")
+    let text = try await splintctl("secret", "read", service, "key")
     #expect(text.status == 70)
     #expect(text.stdout.isEmpty)
     #expect(text.stderr == "splintctl: the stored secret is not UTF-8 text; print its bytes with --binary.\n")
-    let notText = try splintctl(["secret", "store", service, "latin1"], bytes: Data([0xE9, 0x0A]))
+    let notText = try await splintctl(["secret", "store", service, "latin1"], bytes: Data([0xE9, 0x0A]))
     #expect(notText.status == 64)
     #expect(notText.stderr.contains("store it with --binary"))
   }
 
-  @Test func absentIsExitOneWithNothingOnStdout() throws {
-    let output = try splintctl("secret", "read", service, "nobody")
+  @Test func absentIsExitOneWithNothingOnStdout() async throws {
+    let output = try await splintctl("secret", "read", service, "nobody")
     #expect(output.status == 1)
     #expect(output.stdout.isEmpty)
     #expect(output.stderr == "splintctl: no secret is stored for account nobody of service \(service).\n")
   }
 
-  @Test func labelDeleteAndList() throws {
-    try splintctl("secret", "store", service, "bob", "--label", "Bob's token", input: "b")
-    try splintctl("secret", "store", service, "alice", input: "a")
+  @Test func labelDeleteAndList() async throws {
+    try await splintctl("secret", "store", service, "bob", "--label", "Bob's token", input: "b")
+    try await splintctl("secret", "store", service, "alice", input: "a")
     #expect(
-      try PythonKeyring.items(service: service).map(\.label).sorted() == [
+      try await PythonKeyring.items(service: service).map(\.label).sorted() == [
         "Bob's token", "Password for 'alice' on '\(service)'",
       ])
-    #expect(try splintctl("secret", "list", service).stdout == "alice\nbob\n")
-    #expect(try splintctl("secret", "delete", service, "alice").status == 0)
-    #expect(try splintctl("secret", "delete", service, "alice").status == 0)
-    #expect(try splintctl("secret", "list", service).stdout == "bob\n")
+    #expect(try await splintctl("secret", "list", service).stdout == "alice\nbob\n")
+    #expect(try await splintctl("secret", "delete", service, "alice").status == 0)
+    #expect(try await splintctl("secret", "delete", service, "alice").status == 0)
+    #expect(try await splintctl("secret", "list", service).stdout == "bob\n")
   }
 
-  @Test func readsWhatSecretToolAndPythonKeyringStored() throws {
-    try SecretTool.store(service: service, account: "from-secret-tool", secret: "st-secret", label: "x")
-    try PythonKeyring.setPassword(service: service, account: "from-python", secret: "py-secret")
-    #expect(try splintctl("secret", "read", service, "from-secret-tool").stdout == "st-secret")
-    #expect(try splintctl("secret", "read", service, "from-python").stdout == "py-secret")
+  @Test func readsWhatSecretToolAndPythonKeyringStored() async throws {
+    try await SecretTool.store(service: service, account: "from-secret-tool", secret: "st-secret", label: "x")
+    try await PythonKeyring.setPassword(service: service, account: "from-python", secret: "py-secret")
+    #expect(try await splintctl("secret", "read", service, "from-secret-tool").stdout == "st-secret")
+    #expect(try await splintctl("secret", "read", service, "from-python").stdout == "py-secret")
   }
 
-  @Test func usageErrorsExitSixtyFour() throws {
-    let empty = try splintctl("secret", "store", service, "empty", input: "")
+  @Test func usageErrorsExitSixtyFour() async throws {
+    let empty = try await splintctl("secret", "store", service, "empty", input: "")
     #expect(empty.status == 64)
     #expect(empty.stderr.contains("nothing to store: standard input was empty"))
-    let blankService = try splintctl("secret", "read", "", "alice")
+    let blankService = try await splintctl("secret", "read", "", "alice")
     #expect(blankService.status == 64)
     #expect(blankService.stderr.contains("The service name is empty"))
-    #expect(try splintctl("secret", "read", service).status == 64)  // the account is missing
+    #expect(try await splintctl("secret", "read", service).status == 64)  // the account is missing
   }
 
-  @Test func statusSaysTheSecretServiceIsThere() throws {
-    let output = try splintctl("secret", "status")
+  @Test func statusSaysTheSecretServiceIsThere() async throws {
+    let output = try await splintctl("secret", "status")
     #expect(output.status == 0)
     #expect(output.stdout == "The Secret Service is running and its default keyring is unlocked.\n")
   }
@@ -90,13 +90,13 @@ struct SecretCommandUnavailableTests {
     return environment
   }
 
-  @Test func everyCommandExitsSixtyNineWithTheRemedy() throws {
+  @Test func everyCommandExitsSixtyNineWithTheRemedy() async throws {
     for arguments in [["status"], ["read", "s", "a"], ["list", "s"], ["delete", "s", "a"]] {
-      let output = try Programs.run([Programs.helper("splintctl"), "secret"] + arguments, environment: noBus)
+      let output = try await Programs.run([Programs.helper("splintctl"), "secret"] + arguments, environment: noBus)
       #expect(output.status == 69, "\(arguments)")
       #expect(output.stderr.contains("dbus-run-session") || output.stdout.contains("dbus-run-session"), "\(arguments)")
     }
-    let store = try Programs.run(
+    let store = try await Programs.run(
       [Programs.helper("splintctl"), "secret", "store", "s", "a"], input: Data("x".utf8), environment: noBus)
     #expect(store.status == 69)
   }

@@ -5,18 +5,18 @@ import TestSupport
 @discardableResult
 func splintctl(
   _ arguments: String..., input: String = "", environment: [String: String]? = nil
-) throws -> ProgramOutput {
-  try Programs.run([Programs.helper("splintctl")] + arguments, input: Data(input.utf8), environment: environment)
+) async throws -> ProgramOutput {
+  try await Programs.run([Programs.helper("splintctl")] + arguments, input: Data(input.utf8), environment: environment)
 }
 
 /// Runs the built `splintctl` with `arguments`, `input` as bytes on standard input.
 @discardableResult
-func splintctl(_ arguments: [String], bytes: Data) throws -> ProgramOutput {
-  try Programs.run([Programs.helper("splintctl")] + arguments, input: bytes)
+func splintctl(_ arguments: [String], bytes: Data) async throws -> ProgramOutput {
+  try await Programs.run([Programs.helper("splintctl")] + arguments, input: bytes)
 }
 
 /// Runs the built `splintctl` with `arguments` given as bytes, which need not be UTF-8.
 @discardableResult
-func splintctl(bytes arguments: [[UInt8]]) throws -> ProgramOutput {
-  try Programs.run(bytes: [Array(Programs.helper("splintctl").utf8)] + arguments)
+func splintctl(bytes arguments: [[UInt8]]) async throws -> ProgramOutput {
+  try await Programs.run(bytes: [Array(Programs.helper("splintctl").utf8)] + arguments)
 }

@@ -15,9 +15,9 @@ import Testing
   }
 
   @Test("splintctl --version prints the newest release in CHANGELOG.md")
-  func versionMatchesTheChangelog() throws {
+  func versionMatchesTheChangelog() async throws {
     let release = try #require(try Self.newestRelease(), "CHANGELOG.md lists no release")
-    let output = try splintctl("--version")
+    let output = try await splintctl("--version")
     #expect(output.status == 0)
     #expect(output.stdout == release + "\n")
   }

@@ -3,21 +3,21 @@ import Foundation
 /// `secret-tool` from libsecret-tools, as a user would run it. Secrets go through standard input, never argv.
 public enum SecretTool {
   /// Stores `secret` as `secret-tool store --label=LABEL service SERVICE username ACCOUNT` does.
-  public static func store(service: String, account: String, secret: String, label: String) throws {
-    let output = try Programs.run(
+  public static func store(service: String, account: String, secret: String, label: String) async throws {
+    let output = try await Programs.run(
       ["secret-tool", "store", "--label=\(label)", "service", service, "username", account], input: Data(secret.utf8))
     guard output.status == 0 else { throw ToolFailure(output) }
   }
 
   /// The secret `secret-tool lookup` prints, or nil when it finds none.
-  public static func lookup(service: String, account: String) throws -> String? {
-    let output = try Programs.run(["secret-tool", "lookup", "service", service, "username", account])
+  public static func lookup(service: String, account: String) async throws -> String? {
+    let output = try await Programs.run(["secret-tool", "lookup", "service", service, "username", account])
     return output.status == 0 ? output.stdout : nil
   }
 
   /// The labels of every item whose `service` attribute is `service`, sorted.
-  public static func labels(service: String) throws -> [String] {
-    try PythonKeyring.items(service: service).map(\.label).sorted()
+  public static func labels(service: String) async throws -> [String] {
+    try await PythonKeyring.items(service: service).map(\.label).sorted()
   }
 }
 
@@ -32,20 +32,20 @@ public enum PythonKeyring {
   }
 
   /// `keyring.set_password(service, account, secret)`.
-  public static func setPassword(service: String, account: String, secret: String) throws {
-    try python("kr.set_password(service, account, sys.stdin.read())", service, account, input: secret)
+  public static func setPassword(service: String, account: String, secret: String) async throws {
+    try await python("kr.set_password(service, account, sys.stdin.read())", service, account, input: secret)
   }
 
   /// What `keyring.get_password` returns, or nil for None.
-  public static func getPassword(service: String, account: String) throws -> String? {
-    let output = try python(
+  public static func getPassword(service: String, account: String) async throws -> String? {
+    let output = try await python(
       "value = kr.get_password(service, account)\nif value is None: sys.exit(3)\nsys.stdout.write(value)",
       service, account, allowing: [3])
     return output.status == 0 ? output.stdout : nil
   }
 
   /// Every item of the default collection whose `service` attribute is `service`.
-  public static func items(service: String) throws -> [Item] {
+  public static func items(service: String) async throws -> [Item] {
     let script = """
       import json, secretstorage
       connection = secretstorage.dbus_init()
@@ -53,13 +53,13 @@ public enum PythonKeyring {
       print(json.dumps([{"label": item.get_label(), "attributes": item.get_attributes()}
                         for item in collection.search_items({"service": service})]))
       """
-    return try JSONDecoder().decode([Item].self, from: Data(python(script, service, "").stdout.utf8))
+    return try JSONDecoder().decode([Item].self, from: Data(await python(script, service, "").stdout.utf8))
   }
 
   @discardableResult
   private static func python(
     _ body: String, _ service: String, _ account: String, input: String = "", allowing: Set<Int32> = []
-  ) throws -> ProgramOutput {
+  ) async throws -> ProgramOutput {
     let script = """
       import sys
       from keyring.backends import SecretService
@@ -67,7 +67,7 @@ public enum PythonKeyring {
       service, account = sys.argv[1], sys.argv[2]
       \(body)
       """
-    let output = try Programs.run([Programs.python, "-c", script, service, account], input: Data(input.utf8))
+    let output = try await Programs.run([Programs.python, "-c", script, service, account], input: Data(input.utf8))
     guard output.status == 0 || allowing.contains(output.status) else { throw ToolFailure(output) }
     return output
   }

@@ -1,5 +1,6 @@
 public import Foundation
-import Synchronization
+import Subprocess
+import SystemPackage
 
 /// What a finished program printed and how it ended.
 public struct ProgramOutput: Sendable {
@@ -20,30 +21,38 @@ public struct ProgramOutput: Sendable {
 public enum ProgramError: Error, CustomStringConvertible {
   /// The program is not installed.
   case notFound(String)
-  /// posix_spawn failed with this errno.
-  case spawn(String, Int32)
+  /// swift-subprocess could not start it, for this reason.
+  case spawn(String, String)
 
   /// The reason, with what to do.
   public var description: String {
     switch self {
     case .notFound(let name):
       "\(name) is not installed; run script/bootstrap (script/test does) to install the test dependencies."
-    case .spawn(let name, let code):
-      "Could not start \(name): \(String(cString: strerror(code)))."
+    case .spawn(let name, let reason):
+      "Could not start \(name): \(reason)."
     }
   }
 }
 
 /// A program started by ``Programs/start(_:input:environment:seconds:)``, running until ``wait()``.
+///
+/// Until ``wait()`` the program is not reaped, even when it has ended, so that ``send(_:)`` cannot reach another
+/// process that took its ID.
 public final class RunningProgram: Sendable {
   /// The program's process ID (that of `timeout` when the program runs under it).
-  public let pid: pid_t
+  public let pid: Int32
   private let directory: URL
-  private let result = Mutex<ProgramOutput?>(nil)
+  private let signals: AsyncStream<Int32>.Continuation
+  private let ending: Task<ProgramOutput, any Error>
 
-  fileprivate init(pid: pid_t, directory: URL) {
+  fileprivate init(
+    pid: Int32, directory: URL, signals: AsyncStream<Int32>.Continuation, ending: Task<ProgramOutput, any Error>
+  ) {
     self.pid = pid
     self.directory = directory
+    self.signals = signals
+    self.ending = ending
   }
 
   /// What the program printed so far.
@@ -53,30 +62,33 @@ public final class RunningProgram: Sendable {
 
   /// Waits for the program (only the program, not daemons it left behind) and returns its output.
   @discardableResult
-  public func wait() -> ProgramOutput {
-    if let done = result.withLock({ $0 }) { return done }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-    let output = ProgramOutput(
-      status: (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F),
-      stdout: stdoutSoFar,
-      stderr: (try? String(contentsOf: directory.appendingPathComponent("stderr"), encoding: .utf8)) ?? "")
-    try? FileManager.default.removeItem(at: directory)
-    result.withLock { $0 = output }
-    return output
+  public func wait() async -> ProgramOutput {
+    signals.finish()
+    do {
+      return try await ending.value
+    } catch {
+      return ProgramOutput(status: -1, stdout: "", stderr: "The program could not be awaited: \(error)")
+    }
   }
 
   /// Sends `signal` to the program.
   public func send(_ signal: Int32) {
-    kill(pid, signal)
+    signals.yield(signal)
+  }
+
+  /// Kills the program and lets it be reaped in the background, where ``wait()`` cannot be awaited (a `defer`).
+  public func kill() {
+    signals.yield(SIGKILL)
+    signals.finish()
   }
 }
 
-/// Runs programs for the tests, bounded by `timeout(1)` so that a hang fails the test instead of the whole run.
+/// Runs programs for the tests through swift-subprocess, bounded by `timeout(1)` so that a hang fails the test
+/// instead of the whole run.
 ///
 /// Output goes through files and only the direct child is awaited: a daemon the program leaves behind (gnome-keyring
-/// forks one) keeps inherited pipes and sockets open, which would stall Foundation's `Process` forever. Children
-/// start with default signal handling, not the test runner's blocked or ignored signals.
+/// forks one) keeps inherited pipes and sockets open, which would stall a reader of pipes forever. swift-subprocess
+/// starts children with default signal handling, not the test runner's blocked or ignored signals.
 public enum Programs {
   /// The directory holding the test binary, and the helper executables built beside it.
   public static let buildDirectory: URL = {
@@ -103,8 +115,8 @@ public enum Programs {
   @discardableResult
   public static func run(
     _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil, seconds: Int = 60
-  ) throws -> ProgramOutput {
-    try start(arguments, input: input, environment: environment, seconds: seconds).wait()
+  ) async throws -> ProgramOutput {
+    try await start(arguments, input: input, environment: environment, seconds: seconds).wait()
   }
 
   /// Runs a program like ``run(_:input:environment:seconds:)``, with arguments given as bytes, which need not be
@@ -118,11 +130,11 @@ public enum Programs {
   @discardableResult
   public static func run(
     bytes arguments: [[UInt8]], input: Data = Data(), environment: [String: String]? = nil, seconds: Int = 60
-  ) throws -> ProgramOutput {
-    try spawn(arguments, input: input, environment: environment, seconds: seconds).wait()
+  ) async throws -> ProgramOutput {
+    try await spawn(arguments, input: input, environment: environment, seconds: seconds).wait()
   }
 
-  /// Starts `arguments[0]` like ``run(_:input:environment:seconds:)`` and returns at once.
+  /// Starts `arguments[0]` like ``run(_:input:environment:seconds:)`` and returns once it runs.
   ///
   /// - Parameters:
   ///   - arguments: The program and its arguments.
@@ -132,58 +144,87 @@ public enum Programs {
   ///     that ``RunningProgram/send(_:)`` signals the program itself (SIGKILL cannot be passed on).
   public static func start(
     _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil, seconds: Int? = 60
-  ) throws -> RunningProgram {
-    try spawn(arguments.map { Array($0.utf8) }, input: input, environment: environment, seconds: seconds)
+  ) async throws -> RunningProgram {
+    try await spawn(arguments.map { Array($0.utf8) }, input: input, environment: environment, seconds: seconds)
   }
 
   private static func spawn(
     _ arguments: [[UInt8]], input: Data, environment: [String: String]?, seconds: Int?
-  ) throws -> RunningProgram {
+  ) async throws -> RunningProgram {
     let program = String(decoding: arguments.first ?? [], as: UTF8.self)
-    guard !arguments.isEmpty, isInstalled(program) else { throw ProgramError.notFound(program) }
+    // Looked up on this process's PATH, as posix_spawnp does (swift-subprocess would use the child's).
+    guard let path = locate(program), let timeout = locate("timeout") else { throw ProgramError.notFound(program) }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-run-\(UUID())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let files = ["stdin", "stdout", "stderr"].map { directory.appendingPathComponent($0).path }
-    try input.write(to: URL(fileURLWithPath: files[0]))
+    let files = ["stdin", "stdout", "stderr"].map { directory.appendingPathComponent($0) }
+    try input.write(to: files[0])
+    let stdin = try FileDescriptor.open(files[0].path, .readOnly)
+    let (stdout, stderr) = try (output(files[1]), output(files[2]))
 
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, files[0], O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, files[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, files[2], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    posix_spawnattr_setsigmask(&attributes, &signals)
-    sigfillset(&signals)
-    posix_spawnattr_setsigdefault(&attributes, &signals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-    let command =
-      seconds.map { ["timeout", "--kill-after=5", String($0)].map { Array($0.utf8) } + arguments } ?? arguments
-    let argv = command.map(cString) + [nil]
-    let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid = pid_t()
-    let spawned = argv[0].map { posix_spawnp(&pid, $0, &actions, &attributes, argv, envp) } ?? ENOMEM
-    guard spawned == 0 else { throw ProgramError.spawn(program, spawned) }
-    return RunningProgram(pid: pid, directory: directory)
+    let located = [Array(path.utf8)] + arguments.dropFirst()
+    let command = seconds.map { [timeout, "--kill-after=5", String($0)].map { Array($0.utf8) } + located } ?? located
+    let (signals, sender) = AsyncStream<Int32>.makeStream()
+    let (started, starting) = AsyncStream<Int32>.makeStream()
+    let ending = Task {
+      defer { starting.finish() }
+      let result = try await Subprocess.run(
+        .path(FilePath(String(decoding: command[0], as: UTF8.self))),
+        // swift-subprocess 1.0.2 copies raw-byte arguments and environment entries with strdup, which reads up to a
+        // NUL the array does not have: each gets one here (a NUL at the end is allowed, and harmless once fixed).
+        arguments: Arguments(command.dropFirst().map { $0 + [0] }),
+        environment: .custom((environment ?? ProcessInfo.processInfo.environment).map { Array("\($0)=\($1)\0".utf8) }),
+        input: .fileDescriptor(stdin, closeAfterSpawningProcess: true),
+        output: .fileDescriptor(stdout, closeAfterSpawningProcess: true),
+        error: .fileDescriptor(stderr, closeAfterSpawningProcess: true)
+      ) { execution in
+        starting.yield(execution.processIdentifier.value)
+        // The signals sent before `wait()`; the program is reaped only once the body returns.
+        for await signal in signals { try? execution.send(signal: Signal(rawValue: signal)) }
+      }
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let status =
+        switch result.terminationStatus {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+      return ProgramOutput(
+        status: status,
+        stdout: (try? String(contentsOf: files[1], encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOf: files[2], encoding: .utf8)) ?? "")
+    }
+    var pids = started.makeAsyncIterator()
+    guard let pid = await pids.next() else {
+      do {
+        _ = try await ending.value
+      } catch {
+        throw ProgramError.spawn(program, "\(error)")
+      }
+      throw ProgramError.spawn(program, "it ended before it started")
+    }
+    return RunningProgram(pid: pid, directory: directory, signals: sender, ending: ending)
   }
 
-  /// A copy of `bytes` with a NUL after them, to `free`.
-  private static func cString(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
-    (bytes + [0]).withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) { $0.baseAddress.flatMap(strdup) }
+  /// A file for standard output or error, made for the program to write.
+  private static func output(_ url: URL) throws -> FileDescriptor {
+    try FileDescriptor.open(url.path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+  }
+
+  /// Where `program` is: itself when it is a path, else the first on PATH; nil when it is not there.
+  private static func locate(_ program: String) -> String? {
+    if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return path.split(separator: ":").map { "\($0)/\(program)" }.first {
+      FileManager.default.isExecutableFile(atPath: $0)
     }
   }
 
-  private static func isInstalled(_ program: String) -> Bool {
-    if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+}
+
+extension Sequence {
+  /// The results of `transform` on each element, in order, one after the other: several programs started at once.
+  public func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    var results: [T] = []
+    for element in self { results.append(try await transform(element)) }
+    return results
   }
 }

@@ -24,9 +24,9 @@ public final class Scratch: Sendable {
 /// Waits until `condition` holds, checking every few milliseconds, for at most `seconds`. This bounds a wait for
 /// something asynchronous (another process's write, an inotify event); it is not a speed check, which is the
 /// benchmark's job. Returns whether the condition came to hold.
-public func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+public func eventually(within seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
   let deadline = Date().addingTimeInterval(seconds)
-  while !condition() {
+  while await !condition() {
     if Date() > deadline { return false }
     try? await Task.sleep(for: .milliseconds(5))
   }

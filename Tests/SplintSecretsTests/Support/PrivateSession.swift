@@ -115,7 +115,7 @@ struct PrivateSession {
   /// Runs `SecretsProbe` with `steps` in a new session set up as `setup`, and returns its output lines.
   ///
   /// - Parameter display: The `DISPLAY` the probe sees; none by default, as in CI.
-  static func probe(_ setup: Setup, display: String? = nil, _ steps: [String]) throws -> ProgramOutput {
+  static func probe(_ setup: Setup, display: String? = nil, _ steps: [String]) async throws -> ProgramOutput {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-session-\(UUID())")
     defer {
       endProcesses(naming: directory.path)
@@ -137,11 +137,11 @@ struct PrivateSession {
     switch setup {
     case .unlockedKeyring:
       let start = "echo -n \(password) | gnome-keyring-daemon --unlock --components=secrets >/dev/null"
-      return try Programs.run(
+      return try await Programs.run(
         ["dbus-run-session", "--", "bash", "-c", "\(start) && exec \"$@\"", "session"] + probe,
         environment: environment)
     case .noLoginKeyring:
-      return try Programs.run(["dbus-run-session", "--"] + probe, environment: environment)
+      return try await Programs.run(["dbus-run-session", "--"] + probe, environment: environment)
     case .noProvider, .brokenProvider:
       let services = directory.appendingPathComponent("services")
       try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -152,18 +152,19 @@ struct PrivateSession {
       }
       let configuration = directory.appendingPathComponent("bus.conf")
       try bus(serviceDirectory: services.path).write(to: configuration, atomically: true, encoding: .utf8)
-      return try Programs.run(
+      return try await Programs.run(
         ["dbus-run-session", "--config-file=\(configuration.path)", "--"] + probe, environment: environment)
     case .noBus:
       environment["XDG_RUNTIME_DIR"] = "/nonexistent"
-      return try Programs.run(probe, environment: environment)
+      return try await Programs.run(probe, environment: environment)
     case .wedgedBus:
       let socket = directory.appendingPathComponent("wedged-bus").path
       environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
       let listen =
         "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(600)"
       let start = "\(Programs.python) -c '\(listen)' \(socket) & while [ ! -S \(socket) ]; do sleep 0.02; done"
-      return try Programs.run(["bash", "-c", "\(start); exec \"$@\"", "session"] + probe, environment: environment)
+      return try await Programs.run(
+        ["bash", "-c", "\(start); exec \"$@\"", "session"] + probe, environment: environment)
     }
   }
 
