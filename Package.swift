@@ -35,6 +35,7 @@ let package = Package(
       name: "splintctl",
       dependencies: [
         "SplintSecrets", "SplintSettings", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Subprocess", package: "swift-subprocess"),
       ]
     ),
     .executableTarget(
@@ -70,7 +71,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintSecretsTests",
-      dependencies: ["SplintSecrets", "CLibSecret", "SecretsProbe", "TestSupport"]
+      dependencies: ["SplintSecrets", "CLibSecret", "SecretsProbe", "TestSupport", "splintctl"]
     ),
     .testTarget(
       name: "SplintSettingsTests",

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import splintctl
 
 /// `splintctl sandbox -- COMMAND`: a throw-away Secret Service for one command.
 @Suite("splintctl sandbox")
@@ -36,7 +37,22 @@ struct SandboxCommandTests {
     #expect(root.contains("splintctl-sandbox."))
     #expect(paths == "config=\(root)/config data=\(root)/data runtime=\(root)/run tmp=\(root)/tmp home=\(root)/home")
     #expect(!FileManager.default.fileExists(atPath: root), "the directories are removed")
-    #expect(processes(naming: root).isEmpty, "nothing the sandbox started is still running")
+    #expect(Sandbox.processes(naming: root).isEmpty, "nothing the sandbox started is still running")
+  }
+
+  @Test("SIGTERM to splintctl reaches the command, and the sandbox is still cleaned up")
+  func terminationIsPassedOn() async throws {
+    let script = #"trap 'echo "got TERM in $TMPDIR"; exit 3' TERM; echo ready; while :; do sleep 0.05; done"#
+    let sandbox = try await Programs.start(
+      [Programs.helper("splintctl"), "sandbox", "--", "sh", "-c", script], seconds: nil)
+    #expect(await eventually { sandbox.stdoutSoFar.hasPrefix("ready") })
+    sandbox.send(SIGTERM)
+    let output = await sandbox.wait()
+    let root = try #require(output.lines.last?.split(separator: " ").last).replacingOccurrences(of: "/tmp", with: "")
+    #expect(output.status == 3, "the command's own status, from its trap")
+    #expect(output.lines.last?.hasPrefix("got TERM in ") == true, "\(output)")
+    #expect(!FileManager.default.fileExists(atPath: root), "the directories are removed")
+    #expect(Sandbox.processes(naming: root).isEmpty, "nothing the sandbox started is still running")
   }
 
   @Test func withoutTheToolsItSaysWhatToInstall() async throws {
@@ -55,13 +71,5 @@ struct SandboxCommandTests {
     let output = try await splintctl("sandbox")
     #expect(output.status == 64)
     #expect(output.stderr.contains("Give the command after --"))
-  }
-
-  /// The live processes whose environment names `directory` (as everything a sandbox starts does).
-  private func processes(naming directory: String) -> [String] {
-    let needle = Data(directory.utf8)
-    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { pid in
-      Int32(pid) != nil && FileManager.default.contents(atPath: "/proc/\(pid)/environ")?.range(of: needle) != nil
-    }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import splintctl
 
 /// A throw-away D-Bus session with its own HOME and XDG directories, in which `SecretsProbe` runs a list of steps.
 ///
@@ -116,22 +117,11 @@ struct PrivateSession {
   ///
   /// - Parameter display: The `DISPLAY` the probe sees; none by default, as in CI.
   static func probe(_ setup: Setup, display: String? = nil, _ steps: [String]) async throws -> ProgramOutput {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-session-\(UUID())")
-    defer {
-      endProcesses(naming: directory.path)
-      try? FileManager.default.removeItem(at: directory)
-    }
-    var environment = ProcessInfo.processInfo.environment
-    for name in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
-    for (name, path) in [
-      ("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
-      ("XDG_STATE_HOME", "state"), ("XDG_RUNTIME_DIR", "run"),
-    ] {
-      let url = directory.appendingPathComponent(path)
-      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-      try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-      environment[name] = url.path
-    }
+    // The directories, the environment and the end are those of `splintctl sandbox`.
+    let sandbox = try Sandbox(home: true)
+    defer { sandbox.end() }
+    let directory = URL(fileURLWithPath: sandbox.root)
+    var environment = sandbox.environment
     // The probe's own environment: the session's, plus the display under test.
     let probe = ["env"] + (display.map { ["DISPLAY=\($0)"] } ?? []) + [Programs.helper("SecretsProbe")] + steps
     switch setup {
@@ -165,19 +155,6 @@ struct PrivateSession {
       let start = "\(Programs.python) -c '\(listen)' \(socket) & while [ ! -S \(socket) ]; do sleep 0.02; done"
       return try await Programs.run(
         ["bash", "-c", "\(start); exec \"$@\"", "session"] + probe, environment: environment)
-    }
-  }
-
-  /// Ends every process whose environment names `directory`: the session's bus and every gnome-keyring started in
-  /// it, however the scenario ended (a daemon `dbus-run-session` did not get to stop, one stopped with SIGSTOP).
-  private static func endProcesses(naming directory: String) {
-    let needle = Data(directory.utf8)
-    let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    for pid in processes.compactMap(Int32.init) where pid != getpid() {
-      guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
-        environment.range(of: needle) != nil
-      else { continue }
-      kill(pid, SIGKILL)
     }
   }
 
