@@ -40,7 +40,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintTorture",
-      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport", "LibSecretFloor"],
+      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport", "LibSecretFloor"] + processes,
       path: "Tests/SplintTorture"
     ),
     .executableTarget(

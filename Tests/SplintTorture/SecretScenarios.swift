@@ -1,7 +1,9 @@
 import Foundation
 import SplintSecrets
 import SplintSettings
+import Subprocess
 import Synchronization
+import SystemPackage
 import TestSupport
 
 /// Unlocks the login keyring of whichever gnome-keyring owns the Secret Service's name, starting one through D-Bus
@@ -199,22 +201,21 @@ func security(_ scratch: Scratch) async -> Outcome {
     }
 
     // A store blocked on standard input shows no secret in its command line; then the secret is stored.
-    let pipe = Pipe()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: splintctl)
-    process.arguments = ["secret", "store", "torture.cli", "alice"]
-    process.standardInput = pipe
-    try process.run()
-    try await Task.sleep(for: .milliseconds(300))
-    let commandLine =
-      (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))) ?? Data()
-    outcome.operations += 1
-    if commandLine.isEmpty || String(decoding: commandLine, as: UTF8.self).contains(secret) {
-      outcome.fail("splintctl's command line holds the secret, or could not be read")
+    let stored = try await Subprocess.run(
+      .path(FilePath(splintctl)), arguments: ["secret", "store", "torture.cli", "alice"], input: .inputWriter,
+      output: .discarded, error: .discarded
+    ) { execution in
+      try await Task.sleep(for: .milliseconds(300))
+      let commandLine =
+        (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(execution.processIdentifier.value)/cmdline"))) ?? Data()
+      outcome.operations += 1
+      if commandLine.isEmpty || String(decoding: commandLine, as: UTF8.self).contains(secret) {
+        outcome.fail("splintctl's command line holds the secret, or could not be read")
+      }
+      _ = try await execution.standardInputWriter.write(secret)
+      try await execution.standardInputWriter.finish()
     }
-    try pipe.fileHandleForWriting.write(contentsOf: Data(secret.utf8))
-    try pipe.fileHandleForWriting.close()
-    process.waitUntilExit()
+    if !stored.terminationStatus.isSuccess { outcome.fail("splintctl secret store ended \(stored.terminationStatus)") }
     try await Credential(service: "torture.library", account: "bob").save(secret)
 
     // Failing commands say what failed, never with the secret.
