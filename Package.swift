@@ -45,7 +45,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintBench",
-      dependencies: ["SplintSecrets", "SplintSettings", "LibSecretFloor"],
+      dependencies: ["SplintSecrets", "SplintSettings", "LibSecretFloor"] + processes,
       path: "Benchmarks/SplintBench"
     ),
     .target(

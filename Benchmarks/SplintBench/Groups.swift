@@ -22,10 +22,10 @@ struct BenchError: Error, CustomStringConvertible {
 
 // MARK: - Secrets
 
-func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) throws {
+func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) async throws {
   let service = "splint-bench", account = "token"
   let credential = Credential(service: service, account: account)
-  try credential.save("bench-token-0123456789")
+  try await credential.save("bench-token-0123456789")
 
   let reads = try interleaved(
     sizes.secretCalls,
@@ -46,32 +46,25 @@ func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) throws {
         start = time.perf_counter_ns(); kr.get_password(service, account)
         print(time.perf_counter_ns() - start, flush=True)
     """
-  let pythonProcess = Process()
-  pythonProcess.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-  pythonProcess.arguments = ["-c", python, service, account]
-  let requests = Pipe()
-  let answers = Pipe()
-  pythonProcess.standardInput = requests
-  pythonProcess.standardOutput = answers
-  try pythonProcess.run()
-  let lines = LineReader(answers.fileHandleForReading)
+  let pythonProcess = try await Child(["/usr/bin/python3", "-c", python, service, account])
+  let lines = LineReader(pythonProcess.output)
   guard lines.next() == "ready" else { throw BenchError("Python keyring did not start") }
   var oursBesidePython: [Double] = []
   var pythonCalls: [Double] = []
   for _ in 0..<(sizes.processRuns * 4) {
     oursBesidePython += try sample(1, warmup: 0) { _ = try credential.read() }
-    try requests.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+    try pythonProcess.input.write(contentsOf: Data("\n".utf8))
     pythonCalls.append(Double(lines.next() ?? "") ?? .nan)
   }
-  try requests.fileHandleForWriting.close()
-  pythonProcess.waitUntilExit()
+  try pythonProcess.input.close()
+  try await pythonProcess.wait()
 
   var oursBesideSecretTool: [Double] = []
   var secretToolRuns: [Double] = []
   for _ in 0..<sizes.processRuns {
     oursBesideSecretTool += try sample(1, warmup: 0) { _ = try credential.read() }
     secretToolRuns.append(
-      Double(runProgram(["secret-tool", "lookup", "service", service, "username", account]).nanoseconds))
+      Double(await runProgram(["secret-tool", "lookup", "service", service, "username", account]).nanoseconds))
   }
   let (besidePython, python3) = (Summary(oursBesidePython), Summary(pythonCalls))
   let (besideSecretTool, secretTool) = (Summary(oursBesideSecretTool), Summary(secretToolRuns))
@@ -85,7 +78,7 @@ func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) throws {
   let (saveOurs, saveFloor) = (Summary(saves[0]), Summary(saves[1]))
 
   let large = Credential(service: service, account: "large")
-  try large.save(Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+  try await large.save(Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
   let largeRead = Summary(try sample(sizes.secretCalls / 4) { _ = try large.readData() })
 
   report.table(
@@ -118,8 +111,8 @@ func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) throws {
 
 // MARK: - Settings in one process
 
-func benchmarkSettings(_ sizes: Sizes, into report: inout Report) throws {
-  try withScratch { directory in
+func benchmarkSettings(_ sizes: Sizes, into report: inout Report) async throws {
+  try await withScratch { directory in
     let store = SettingsStore(fileURL: directory.appendingPathComponent("settings.json"))
     let setting = Setting("count", default: 0, store: store)
     setting.value = 42
@@ -191,29 +184,24 @@ func benchmarkSettings(_ sizes: Sizes, into report: inout Report) throws {
 /// Starts `count` watcher processes (this binary's `watch` mode) on `file`, runs `write` with the stamp writer,
 /// and returns every latency the watchers saw, in nanoseconds.
 func propagate(
-  to count: Int, file: URL, changes: Int, spacing: useconds_t, write: (Int) -> Void
-) throws -> [Double] {
+  to count: Int, file: URL, changes: Int, spacing: useconds_t, write: (Int) async -> Void
+) async throws -> [Double] {
   let readyFiles = (0..<count).map { file.deletingLastPathComponent().appendingPathComponent("ready-\($0)").path }
-  let watchers = try readyFiles.map { ready in
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: benchBinary)
-    process.arguments = ["watch", file.path, ready]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    return (process, output)
-  }
+  var watchers: [Child] = []
+  for ready in readyFiles { watchers.append(try await Child([benchBinary, "watch", file.path, ready])) }
   readyFiles.forEach(waitForFile)
   for _ in 0..<changes {
-    write(now())
+    await write(now())
     usleep(spacing)
   }
-  write(-1)
-  return watchers.flatMap { process, output in
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return text.split(separator: "\n").compactMap { Double($0) }
+  await write(-1)
+  var latencies: [Double] = []
+  for watcher in watchers {
+    latencies += String(decoding: watcher.output.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+      .compactMap { Double($0) }
+    try await watcher.wait()
   }
+  return latencies
 }
 
 /// Child mode: follows the `t` setting of `file`, printing how long after its stamp each value arrived.
@@ -243,14 +231,14 @@ func watchMode(file: String, ready: String) async -> Never {
   exit(0)
 }
 
-func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout Report) throws {
+func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout Report) async throws {
   let changes = sizes.propagationChanges
   var rows: [(String, Summary, String, Bool?)] = []
 
-  try withScratch { directory in
+  try await withScratch { directory in
     let file = directory.appendingPathComponent("settings.json")
     let writer = Setting("t", default: 0, store: SettingsStore(fileURL: file))
-    let ours = Summary(try propagate(to: 1, file: file, changes: changes, spacing: 2_000) { writer.value = $0 })
+    let ours = Summary(try await propagate(to: 1, file: file, changes: changes, spacing: 2_000) { writer.value = $0 })
     rows.append(
       (
         "`Setting` assignment (durable) in one process → `updates()` in another", ours,
@@ -258,14 +246,9 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
       ))
   }
 
-  try withScratch { directory in
+  try await withScratch { directory in
     let ready = directory.appendingPathComponent("ready").path
-    let watcher = Process()
-    watcher.executableURL = URL(fileURLWithPath: benchBinary)
-    watcher.arguments = ["raw-watch", directory.path, "stamp", ready]
-    let output = Pipe()
-    watcher.standardOutput = output
-    try watcher.run()
+    let watcher = try await Child([benchBinary, "raw-watch", directory.path, "stamp", ready])
     waitForFile(ready)
     func stamp(_ value: Int) {
       let temporary = directory.appendingPathComponent(".stamp.tmp")
@@ -277,8 +260,8 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
       usleep(2_000)
     }
     stamp(-1)
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    watcher.waitUntilExit()
+    let text = String(decoding: watcher.output.readDataToEndOfFile(), as: UTF8.self)
+    try await watcher.wait()
     rows.append(
       (
         "raw inotify: a rename (no fsync) → a bare watcher reads it (the floor)",
@@ -286,28 +269,24 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
       ))
   }
 
-  try withScratch { directory in
+  try await withScratch { directory in
     let file = directory.appendingPathComponent("settings.json")
     let viaCLI = Summary(
-      try propagate(to: 1, file: file, changes: changes, spacing: 2_000) { stamp in
-        let run = runProgram([splintctl, "set", "--file", file.path, "t", "--", String(stamp)])
+      try await propagate(to: 1, file: file, changes: changes, spacing: 2_000) { stamp in
+        let run = await runProgram([splintctl, "set", "--file", file.path, "t", "--", String(stamp)])
         if run.status != 0 { FileHandle.standardError.write(Data("SplintBench: splintctl set failed\n".utf8)) }
       })
     rows.append(("`splintctl set` (a new process each time) → `updates()` in another", viaCLI, "", nil))
   }
 
-  let dconf = Process()
-  dconf.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-  dconf.arguments = ["-oL", "dconf", "watch", "/splint/bench/"]  // line by line into the pipe, as on a terminal
-  let dconfOutput = Pipe()
-  dconf.standardOutput = dconfOutput
-  try dconf.run()
+  // Line by line into the pipe, as on a terminal.
+  let dconf = try await Child(["/usr/bin/stdbuf", "-oL", "dconf", "watch", "/splint/bench/"])
   let arrivals = Mutex<[Double]>([])
   let finished = DispatchSemaphore(value: 0)
   Thread {
     var pending = Data()
     while true {
-      let chunk = dconfOutput.fileHandleForReading.availableData
+      let chunk = dconf.output.availableData
       if chunk.isEmpty { break }
       let arrived = now()
       pending += chunk
@@ -324,16 +303,17 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
       }
     }
   }.start()
-  _ = runProgram(["dconf", "write", "/splint/bench/t", "int64 0"])  // the service is started, as it is on a desktop
+  _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 0"])  // the service is started, as it is on a desktop
   usleep(200_000)
   arrivals.withLock { $0.removeAll() }
   for _ in 0..<changes {
-    _ = runProgram(["dconf", "write", "/splint/bench/t", "int64 \(now())"])
+    _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 \(now())"])
     usleep(2_000)
   }
-  _ = runProgram(["dconf", "write", "/splint/bench/t", "int64 -1"])
+  _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 -1"])
   _ = finished.wait(timeout: .now() + 30)
   dconf.terminate()
+  try await dconf.wait()
   rows.append(
     (
       "`dconf write` (a new process each time) → `dconf watch` (GSettings' backend)", Summary(arrivals.withLock { $0 }),
@@ -352,10 +332,10 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
 
 // MARK: - Scale
 
-func benchmarkScale(_ sizes: Sizes, into report: inout Report) throws {
+func benchmarkScale(_ sizes: Sizes, into report: inout Report) async throws {
   var writes: [Report.Row] = []
   for keys in [10, 1_000, 10_000] {
-    try withScratch { directory in
+    try await withScratch { directory in
       let store = SettingsStore(fileURL: directory.appendingPathComponent("settings.json"))
       try store.update { settings in
         for index in 0..<keys { settings["key-\(index)"] = .int(index) }
@@ -383,7 +363,7 @@ func benchmarkScale(_ sizes: Sizes, into report: inout Report) throws {
 
   var fanOut: [Report.Row] = []
   for count in [1, 100, 10_000] {
-    withScratch { directory in
+    await withScratch { directory in
       let store = SettingsStore(fileURL: directory.appendingPathComponent("settings.json"), syncsToDisk: false)
       let settings = (0..<count).map { _ in Setting("shared", default: 0, store: store) }
       var next = 0
@@ -410,10 +390,11 @@ func benchmarkScale(_ sizes: Sizes, into report: inout Report) throws {
 
   var watchers: [(String, Summary, String, Bool?)] = []
   for count in [1, 8, 32] {
-    try withScratch { directory in
+    try await withScratch { directory in
       let file = directory.appendingPathComponent("settings.json")
       let writer = Setting("t", default: 0, store: SettingsStore(fileURL: file))
-      let latencies = try propagate(to: count, file: file, changes: sizes.propagationChanges / 2, spacing: 5_000) {
+      let latencies = try await propagate(to: count, file: file, changes: sizes.propagationChanges / 2, spacing: 5_000)
+      {
         writer.value = $0
       }
       watchers.append(
@@ -432,7 +413,7 @@ func benchmarkScale(_ sizes: Sizes, into report: inout Report) throws {
   var memory: [String] = []
   var gained: [Double] = []
   for count in [1_000, 10_000] {
-    let run = runProgram([benchBinary, "rss", String(count)])
+    let run = await runProgram([benchBinary, "rss", String(count)])
     let bytes = Double(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
     gained.append(bytes)
     memory.append(
@@ -453,8 +434,8 @@ func benchmarkScale(_ sizes: Sizes, into report: inout Report) throws {
 }
 
 /// Child mode: prints the resident memory gained by creating `count` Settings.
-func rssMode(count: Int) -> Never {
-  withScratch { directory in
+func rssMode(count: Int) async -> Never {
+  await withScratch { directory in
     let store = SettingsStore(fileURL: directory.appendingPathComponent("settings.json"))
     let before = residentBytes()
     let settings = (0..<count).map { Setting("key-\($0)", default: $0, store: store) }

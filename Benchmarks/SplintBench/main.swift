@@ -14,7 +14,7 @@ case ("watch", 3):
 case ("raw-watch", 4):
   RawInotify.watch(directory: arguments[1], name: arguments[2], ready: arguments[3])
 case ("rss", 2):
-  rssMode(count: Int(arguments[1]) ?? 0)
+  await rssMode(count: Int(arguments[1]) ?? 0)
 case ("run", _):
   let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes.full
   let environment = ProcessInfo.processInfo.environment
@@ -22,10 +22,10 @@ case ("run", _):
   let started = now()
   var report = Report()
   do {
-    try benchmarkSecrets(sizes, into: &report)
-    try benchmarkSettings(sizes, into: &report)
-    try benchmarkPropagation(sizes, splintctl: splintctl, into: &report)
-    try benchmarkScale(sizes, into: &report)
+    try await benchmarkSecrets(sizes, into: &report)
+    try await benchmarkSettings(sizes, into: &report)
+    try await benchmarkPropagation(sizes, splintctl: splintctl, into: &report)
+    try await benchmarkScale(sizes, into: &report)
   } catch {
     FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
     exit(1)
