@@ -303,7 +303,8 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
       }
     }
   }.start()
-  _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 0"])  // the service is started, as it is on a desktop
+  // The service is started first, as it is on a desktop.
+  _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 0"])
   usleep(200_000)
   arrivals.withLock { $0.removeAll() }
   for _ in 0..<changes {
