@@ -1,5 +1,6 @@
 public import Foundation
 import Subprocess
+import Synchronization
 import SystemPackage
 
 /// What a finished program printed and how it ended.
@@ -43,15 +44,18 @@ public final class RunningProgram: Sendable {
   /// The program's process ID (that of `timeout` when the program runs under it).
   public let pid: Int32
   private let directory: URL
-  private let signals: AsyncStream<Int32>.Continuation
+  private let signaller: Signaller
+  private let waiting: AsyncStream<Never>.Continuation
   private let ending: Task<ProgramOutput, any Error>
 
   fileprivate init(
-    pid: Int32, directory: URL, signals: AsyncStream<Int32>.Continuation, ending: Task<ProgramOutput, any Error>
+    pid: Int32, directory: URL, signaller: Signaller, waiting: AsyncStream<Never>.Continuation,
+    ending: Task<ProgramOutput, any Error>
   ) {
     self.pid = pid
     self.directory = directory
-    self.signals = signals
+    self.signaller = signaller
+    self.waiting = waiting
     self.ending = ending
   }
 
@@ -63,7 +67,7 @@ public final class RunningProgram: Sendable {
   /// Waits for the program (only the program, not daemons it left behind) and returns its output.
   @discardableResult
   public func wait() async -> ProgramOutput {
-    signals.finish()
+    waiting.finish()
     do {
       return try await ending.value
     } catch {
@@ -71,16 +75,30 @@ public final class RunningProgram: Sendable {
     }
   }
 
-  /// Sends `signal` to the program.
+  /// Sends `signal` to the program, before returning.
   public func send(_ signal: Int32) {
-    signals.yield(signal)
+    signaller.send(signal)
   }
 
   /// Kills the program and lets it be reaped in the background, where ``wait()`` cannot be awaited (a `defer`).
   public func kill() {
-    signals.yield(SIGKILL)
-    signals.finish()
+    signaller.send(SIGKILL)
+    waiting.finish()
   }
+}
+
+/// Sends signals to a running program through its swift-subprocess `Execution`, only while that is valid.
+final class Signaller: Sendable {
+  private let send = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+
+  /// From now on, signals go through `send`.
+  func attach(_ send: @escaping @Sendable (Int32) -> Void) { self.send.withLock { $0 = send } }
+
+  /// From now on, signals go nowhere (the program is about to be reaped).
+  func detach() { send.withLock { $0 = nil } }
+
+  /// Sends `signal`, unless the program is no longer attached.
+  func send(_ signal: Int32) { send.withLock { $0?(signal) } }
 }
 
 /// Runs programs for the tests through swift-subprocess, bounded by `timeout(1)` so that a hang fails the test
@@ -163,7 +181,8 @@ public enum Programs {
 
     let located = [Array(path.utf8)] + arguments.dropFirst()
     let command = seconds.map { [timeout, "--kill-after=5", String($0)].map { Array($0.utf8) } + located } ?? located
-    let (signals, sender) = AsyncStream<Int32>.makeStream()
+    let signaller = Signaller()
+    let (waited, waiting) = AsyncStream<Never>.makeStream()
     let (started, starting) = AsyncStream<Int32>.makeStream()
     let ending = Task {
       defer { starting.finish() }
@@ -177,9 +196,11 @@ public enum Programs {
         output: .fileDescriptor(stdout, closeAfterSpawningProcess: true),
         error: .fileDescriptor(stderr, closeAfterSpawningProcess: true)
       ) { execution in
+        // Signals reach the program from when `start` returns until `wait()`: it is reaped only once this returns.
+        signaller.attach { try? execution.send(signal: Signal(rawValue: $0)) }
         starting.yield(execution.processIdentifier.value)
-        // The signals sent before `wait()`; the program is reaped only once the body returns.
-        for await signal in signals { try? execution.send(signal: Signal(rawValue: signal)) }
+        for await _ in waited {}
+        signaller.detach()
       }
       defer { try? FileManager.default.removeItem(at: directory) }
       let status =
@@ -201,7 +222,7 @@ public enum Programs {
       }
       throw ProgramError.spawn(program, "it ended before it started")
     }
-    return RunningProgram(pid: pid, directory: directory, signals: sender, ending: ending)
+    return RunningProgram(pid: pid, directory: directory, signaller: signaller, waiting: waiting, ending: ending)
   }
 
   /// A file for standard output or error, made for the program to write.
