@@ -58,13 +58,16 @@ import Testing
     case vim = "vim, backupcopy=no"
     case git = "git checkout"
 
-    /// Saves `volume` at `path` the way this tool does, leaving no file there for 20 ms (a slow disk, a big file):
-    /// from this process, so that a busy machine starting a shell and `sleep` cannot stretch the gap past the grace.
-    func save(_ path: String, volume: Int) throws {
+    /// Saves `volume` at `path` the way this tool does, leaving no file there for 20 ms (a slow disk, a big file),
+    /// and returns how long there was none, in nanoseconds (longer on a busy machine).
+    func save(_ path: String, volume: Int) throws -> Int {
+      let start = monotonicNanoseconds()
       if self == .git { unlink(path) } else { rename(path, path + "~") }
       usleep(20_000)
       try Data(#"{"volume": \#(volume), "other": 1}"#.utf8).write(to: URL(fileURLWithPath: path))  // in place
+      let gap = monotonicNanoseconds() - start
       if self == .vim { unlink(path + "~") }
+      return gap
     }
   }
 
@@ -77,12 +80,17 @@ import Testing
       $0["volume"] = .int(1); $0["other"] = .int(1)
     }
     let changes = store.changes()
+    var late = 0
     for round in 2...11 {
-      try editor.save(store.fileURL.path, volume: round)
+      // A gap past the grace (100 ms; 90 here, for the watcher's own delay) is a file really gone for a while.
+      if try editor.save(store.fileURL.path, volume: round) > 90_000_000 { late += 1 }
       #expect(await eventually { store.value(forKey: "volume") == .int(round) }, "\(editor), round \(round)")
     }
-    let seen = await take(10, from: changes, within: 2)
-    #expect(seen == Array(repeating: ["volume"], count: 10), "\(editor): \(seen)")
+    let seen = await take(10 + 2 * late, from: changes, within: 2)
+    // Each save within the grace is one change of "volume" alone; one the machine stretched past the grace may show
+    // as every key removed, then back.
+    #expect(seen.filter { $0 == ["volume"] }.count >= 10 - late, "\(editor): \(seen)")
+    if late > 0 { print("note: \(late) of 10 \(editor) saves left no file for longer than the grace (a busy machine)") }
   }
 
   @Test("a file that stays gone is empty once the grace has passed")
