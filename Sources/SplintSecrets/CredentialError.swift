@@ -31,6 +31,28 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidArgument(String)
     case notText
     case backend(domain: String, code: Int, message: String)
+    case readOnly(store: String, remedy: String)
+    case storeUnavailable(store: String, reason: String)
+    case unreadableSecret(String)
+    case noStoreAnswered([StoreFailure])
+    case invalidConfiguration(String)
+  }
+
+  /// Why one store of a chain did not answer, for ``CredentialError/noStoreAnswered(_:)``.
+  public struct StoreFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The store's name, as ``CredentialStore/name`` gives it.
+    public let store: String
+    /// Why it did not answer.
+    public let error: CredentialError
+
+    /// A store and its failure.
+    public init(store: String, error: CredentialError) {
+      self.store = store
+      self.error = error
+    }
+
+    /// The store's name and its error's description.
+    public var description: String { "\(store): \(error)" }
   }
 
   /// The situation, with its details.
@@ -66,6 +88,16 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     public static let notText = Code("notText")
     /// See ``CredentialError/backend(domain:code:message:)``.
     public static let backend = Code("backend")
+    /// See ``CredentialError/readOnly(store:remedy:)``.
+    public static let readOnly = Code("readOnly")
+    /// See ``CredentialError/storeUnavailable(store:reason:)``.
+    public static let storeUnavailable = Code("storeUnavailable")
+    /// See ``CredentialError/unreadableSecret(_:)``.
+    public static let unreadableSecret = Code("unreadableSecret")
+    /// See ``CredentialError/noStoreAnswered(_:)``.
+    public static let noStoreAnswered = Code("noStoreAnswered")
+    /// See ``CredentialError/invalidConfiguration(_:)``.
+    public static let invalidConfiguration = Code("invalidConfiguration")
   }
 
   /// Which kind of failure this is.
@@ -81,6 +113,11 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .invalidArgument: .invalidArgument
     case .notText: .notText
     case .backend: .backend
+    case .readOnly: .readOnly
+    case .storeUnavailable: .storeUnavailable
+    case .unreadableSecret: .unreadableSecret
+    case .noStoreAnswered: .noStoreAnswered
+    case .invalidConfiguration: .invalidConfiguration
     }
   }
 
@@ -108,6 +145,41 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// Any other failure, as the Secret Service or libsecret reported it (a GLib error domain, code and message).
   public static func backend(domain: String, code: Int, message: String) -> CredentialError {
     CredentialError(.backend(domain: domain, code: code, message: message))
+  }
+
+  /// The store keeps secrets that something else delivered (systemd, Docker, Kubernetes), so it cannot save or
+  /// delete them; `remedy` says where the secret is changed instead.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - remedy: How to change the secret, in a sentence.
+  public static func readOnly(store: String, remedy: String) -> CredentialError {
+    CredentialError(.readOnly(store: store, remedy: remedy))
+  }
+
+  /// A store other than the Secret Service cannot be used here; `reason` says why and what to do.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - reason: Why, and the remedy, in full sentences.
+  public static func storeUnavailable(store: String, reason: String) -> CredentialError {
+    CredentialError(.storeUnavailable(store: store, reason: reason))
+  }
+
+  /// A secret is there but cannot be a secret (a delivered file that is a FIFO, a directory or too large);
+  /// `reason` names it and says what to do.
+  public static func unreadableSecret(_ reason: String) -> CredentialError {
+    CredentialError(.unreadableSecret(reason))
+  }
+
+  /// No store of a chain answered; `failures` says, store by store in the chain's order, why not.
+  public static func noStoreAnswered(_ failures: [StoreFailure]) -> CredentialError {
+    CredentialError(.noStoreAnswered(failures))
+  }
+
+  /// The stores were configured wrongly (an unknown name in `SPLINT_CREDENTIAL_STORES`); `reason` says how.
+  public static func invalidConfiguration(_ reason: String) -> CredentialError {
+    CredentialError(.invalidConfiguration(reason))
   }
 
   /// Whether `error` is `pattern`, so that `catch CredentialError.locked` works where the error is untyped.
@@ -168,6 +240,16 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
         The Secret Service failed: \(message) (\(domain), code \(code)). \
         If this persists, check the provider's log, for gnome-keyring `journalctl --user -t gnome-keyring-daemon`.
         """
+    case .readOnly(let store, let remedy):
+      return "\(store) delivers its secrets read-only, so this one cannot be saved or deleted here. \(remedy)"
+    case .storeUnavailable(let store, let reason):
+      return "\(store) cannot be used: \(reason)"
+    case .unreadableSecret(let reason):
+      return "The secret cannot be read: \(reason)"
+    case .noStoreAnswered(let failures):
+      return "No store answered. " + failures.map(\.description).joined(separator: " ")
+    case .invalidConfiguration(let reason):
+      return "The credential stores are configured wrongly: \(reason)"
     }
   }
 }

@@ -27,6 +27,19 @@ public protocol CredentialStore: AnyObject, Sendable {
   func accounts(service: String) throws(CredentialError) -> [String]
   /// Whether secrets can be read and saved now. Writes nothing and shows no prompt.
   func availability() -> CredentialAvailability
+  /// A short name for the store, as errors, chains of stores and `splintctl secret status` show it. The
+  /// default is the type's name.
+  var name: String { get }
+  /// Whether the store can save and delete secrets; false for stores of secrets something else delivers, which
+  /// throw ``CredentialError/readOnly(store:remedy:)`` instead. The default is true.
+  var isWritable: Bool { get }
+}
+
+extension CredentialStore {
+  /// The type's name.
+  public var name: String { String(describing: type(of: self)) }
+  /// True.
+  public var isWritable: Bool { true }
 }
 
 /// A store whose calls the waiting task can interrupt: its asynchronous variants end the call in flight (and

@@ -61,6 +61,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     }
   }
 
+  /// "Secret Service".
+  public var name: String { "Secret Service" }
+
   /// Probes the session bus, the provider, and the default collection and its lock. Writes nothing, shows no
   /// prompt, and starts a D-Bus-activatable provider if one is installed, as any call would.
   public func availability() -> CredentialAvailability {

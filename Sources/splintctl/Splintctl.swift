@@ -60,11 +60,12 @@ extension CredentialError {
   /// The exit status for this error.
   var status: ExitCode {
     switch situation {
-    case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut:
+    case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut,
+      .storeUnavailable, .noStoreAnswered:
       ExitStatus.unavailable
-    case .invalidArgument:
+    case .invalidArgument, .invalidConfiguration:
       ExitStatus.usage
-    case .cancelled, .notText, .backend:
+    case .cancelled, .notText, .backend, .readOnly, .unreadableSecret:
       ExitStatus.failure
     }
   }

@@ -18,6 +18,14 @@ import Testing
       (.invalidArgument("The account is empty."), "The account is empty. Nothing was sent"),
       (.notText, "readData()"),
       (.backend(domain: "secret-error", code: 1, message: "Bad reply."), "Bad reply. (secret-error, code 1)"),
+      (.readOnly(store: "systemd credentials", remedy: "Edit the unit."), "systemd credentials delivers"),
+      (.storeUnavailable(store: "kernel keyring", reason: "Not permitted."), "kernel keyring cannot be used"),
+      (.unreadableSecret("/run/secrets/x is a FIFO."), "cannot be read: /run/secrets/x is a FIFO."),
+      (
+        .noStoreAnswered([.init(store: "a", error: .noSessionBus), .init(store: "b", error: .locked)]),
+        "No store answered. a: No D-Bus session bus"
+      ),
+      (.invalidConfiguration("Unknown store \"x\"."), "configured wrongly: Unknown store"),
     ]
     for (error, remedy) in remedies {
       #expect(error.description.contains(remedy), "\(error)")
@@ -38,6 +46,11 @@ import Testing
       (.invalidArgument("The account is empty."), .invalidArgument, "invalidArgument"),
       (.notText, .notText, "notText"),
       (.backend(domain: "d", code: 1, message: "m"), .backend, "backend"),
+      (.readOnly(store: "s", remedy: "r"), .readOnly, "readOnly"),
+      (.storeUnavailable(store: "s", reason: "r"), .storeUnavailable, "storeUnavailable"),
+      (.unreadableSecret("r"), .unreadableSecret, "unreadableSecret"),
+      (.noStoreAnswered([]), .noStoreAnswered, "noStoreAnswered"),
+      (.invalidConfiguration("r"), .invalidConfiguration, "invalidConfiguration"),
     ]
     for (error, code, name) in errors {
       #expect(error.code == code)

@@ -97,4 +97,11 @@ import Testing
     }
     #expect(store.description == "InMemoryCredentialStore(api.example.com/alice, api.example.com/bob)")
   }
+
+  @Test("a store that says nothing else is named after its type and can be written")
+  func defaultNameAndWritability() {
+    #expect(store.name == "InMemoryCredentialStore")
+    #expect(store.isWritable)
+    #expect(SecretServiceStore.shared.name == "Secret Service")
+  }
 }
