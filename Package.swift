@@ -12,6 +12,7 @@ let package = Package(
   products: [
     .library(name: "SplintSecrets", targets: ["SplintSecrets"]),
     .library(name: "SplintSettings", targets: ["SplintSettings"]),
+    .library(name: "SplintSecretsTesting", targets: ["SplintSecretsTesting"]),
     .executable(name: "splintctl", targets: ["splintctl"]),
   ],
   dependencies: [
@@ -30,6 +31,7 @@ let package = Package(
       name: "SplintSecrets",
       dependencies: ["CLibSecret"]
     ),
+    .target(name: "SplintSecretsTesting", dependencies: ["SplintSecrets"]),
     .target(name: "SplintSettings"),
     .executableTarget(
       name: "splintctl",
@@ -71,7 +73,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintSecretsTests",
-      dependencies: ["SplintSecrets", "CLibSecret", "SecretsProbe", "TestSupport", "splintctl"]
+      dependencies: ["SplintSecrets", "SplintSecretsTesting", "CLibSecret", "SecretsProbe", "TestSupport", "splintctl"]
     ),
     .testTarget(
       name: "SplintSettingsTests",

@@ -2,23 +2,6 @@ import Foundation
 import SplintSecrets
 import Testing
 
-/// A store that only reads what it was given, as a store of delivered secrets does.
-private final class ReadOnlyStore: CredentialStore {
-  let secrets: [String: Data]
-  init(_ secrets: [String: Data] = [:]) { self.secrets = secrets }
-  var name: String { "read-only" }
-  var isWritable: Bool { false }
-  func readSecret(for credential: Credential) throws(CredentialError) -> Data? { secrets[credential.account] }
-  func saveSecret(_ secret: Data, contentType: SecretContentType, for credential: Credential) throws(CredentialError) {
-    throw .readOnly(store: name, remedy: "Change it at its source.")
-  }
-  func deleteSecret(for credential: Credential) throws(CredentialError) {
-    throw .readOnly(store: name, remedy: "Change it at its source.")
-  }
-  func accounts(service: String) throws(CredentialError) -> [String] { secrets.keys.sorted() }
-  func availability() -> CredentialAvailability { .available }
-}
-
 @Suite struct ChainedCredentialStoreTests {
   let first = InMemoryCredentialStore()
   let second = InMemoryCredentialStore()
