@@ -11,7 +11,8 @@ public import Foundation
 /// - Reads take the first store that has the secret. A store that answers with an error stops the read with that
 ///   error (a locked keyring is never passed over for a store further down), except that with
 ///   `skippingUnavailable` a store that cannot be reached here (no session bus, no Secret Service, a store not set
-///   up on this machine) is passed over. When no store could be reached, the error names every store and why.
+///   up on this machine) is passed over. The chain fails closed: when no store has the secret and one could not be
+///   reached, the read fails with that store's error, or, when several could not, one that names each and why.
 /// - ``saveSecret(_:contentType:for:)`` and ``deleteSecret(for:)`` go to the first store that can write
 ///   (``CredentialStore/isWritable``); stores of delivered secrets are never written.
 /// - ``accounts(service:)`` lists the accounts of every store, merged.
@@ -26,7 +27,8 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   ///
   /// - Parameters:
   ///   - stores: The stores. Not empty.
-  ///   - skippingUnavailable: Whether reads pass over a store that cannot be reached here (its error is
+  ///   - skippingUnavailable: Whether reads pass over a store that cannot be reached here, to a later store that has
+  ///     the secret (its error is
   ///     ``CredentialError/noSessionBus``, ``CredentialError/serviceUnavailable``,
   ///     ``CredentialError/noDefaultCollection`` or ``CredentialError/storeUnavailable(store:reason:)``), rather
   ///     than stop at it.
@@ -43,7 +45,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   /// Whether any of its stores can write.
   public var isWritable: Bool { stores.contains { $0.isWritable } }
 
-  /// The first secret a store has for `credential`, or nil when every store that could be reached has none.
+  /// The first secret a store has for `credential`, or nil when every store says it has none.
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
     try answer(for: credential)?.secret
   }
@@ -179,7 +181,6 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   private struct Walk {
     let chain: ChainedCredentialStore
     var failures: [CredentialError.StoreFailure] = []
-    var reached = false
 
     /// The value to end with, nil to ask the next store, or the error that ends the walk.
     mutating func take<T>(
@@ -189,7 +190,6 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     {
       switch outcome {
       case .success(let value):
-        reached = true
         return value
       case .failure(let error) where chain.skipsUnavailableStores && error.isUnavailability:
         failures.append(.init(store: store.name, error: error))
@@ -199,9 +199,9 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
       }
     }
 
-    /// After every store: nothing found when a store could be reached, else why none could.
+    /// After every store: nothing found, unless a store could not be reached, which might have had it.
     func end<T>() throws(CredentialError) -> T? {
-      if reached || failures.isEmpty { return nil }
+      if failures.isEmpty { return nil }
       throw ChainedCredentialStore.failure(of: failures)
     }
   }
