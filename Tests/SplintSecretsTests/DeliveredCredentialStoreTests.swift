@@ -5,7 +5,8 @@ import Testing
 @testable import SplintSecrets
 
 /// Secrets that systemd, Docker and Kubernetes deliver as files, read from real files laid out the way each of them
-/// lays them out, with their modes.
+/// lays them out, with their modes; systemd's made by `systemd-creds` itself, and read through `.systemd` by a real
+/// process with `CREDENTIALS_DIRECTORY` in its environment.
 @Suite struct DeliveredCredentialStoreTests {
   let scratch = Scratch()
 
@@ -97,7 +98,121 @@ import Testing
     #expect(DeliveredCredentialStore.fileName(service: "..", account: "x") == "_2E.__x")
   }
 
+  @Test func systemdAcceptsTheFileNamesAsCredentialIDs() async throws {
+    let key = scratch.url("key", "credential.secret").path
+    var environment = ProcessInfo.processInfo.environment
+    environment["SYSTEMD_CREDENTIAL_SECRET"] = key
+    let pairs = [("api.example.com", "alice"), ("..data", "x"), ("/etc/passwd", "a:b"), ("é", "😀")]
+    for (service, account) in pairs {
+      let name = DeliveredCredentialStore.fileName(service: service, account: account)
+      let output = try await Programs.run(
+        ["systemd-creds", "encrypt", "--with-key=host", "--name=\(name)", "-", scratch.url("\(name).cred").path],
+        input: Data("x".utf8), environment: environment)
+      #expect(output.status == 0, "\(name): \(output.stderr)")
+    }
+    // The control: systemd does check IDs.
+    let refused = try await Programs.run(
+      ["systemd-creds", "encrypt", "--with-key=host", "--name=a:b", "-", scratch.url("refused.cred").path],
+      input: Data("x".utf8), environment: environment)
+    #expect(refused.status != 0 && refused.stderr.contains("Invalid credential name"), "\(refused.stderr)")
+  }
+
   // MARK: - systemd credentials
+
+  /// Encrypts `secret` with `systemd-creds` under the credential ID of api.example.com/alice and decrypts it into a
+  /// new directory, as systemd does when a unit with `LoadCredentialEncrypted=` starts: directory 0500, file 0400.
+  ///
+  /// The host key is a new one in the scratch directory: `SYSTEMD_CREDENTIAL_SECRET` (honoured since systemd-creds
+  /// came, in v250) names it, so nothing is written to /var/lib/systemd.
+  func credentialsDirectory(holding secret: String) async throws -> URL {
+    var environment = ProcessInfo.processInfo.environment
+    environment["SYSTEMD_CREDENTIAL_SECRET"] = scratch.url("key", "credential.secret").path
+    let id = DeliveredCredentialStore.fileName(service: "api.example.com", account: "alice")
+    let encrypted = scratch.url("\(id).cred").path
+    let encrypt = try await Programs.run(
+      ["systemd-creds", "encrypt", "--with-key=host", "--name=\(id)", "-", encrypted], input: Data(secret.utf8),
+      environment: environment)
+    #expect(encrypt.status == 0, "\(encrypt.stderr)")
+    #expect(FileManager.default.fileExists(atPath: scratch.url("key", "credential.secret").path))
+    #expect(try !Data(contentsOf: URL(fileURLWithPath: encrypted)).contains(Data(secret.utf8)))
+
+    let directory = try self.directory("credentials", mode: 0o700)
+    let decrypt = try await Programs.run(
+      ["systemd-creds", "decrypt", "--name=\(id)", encrypted, directory.appendingPathComponent(id).path],
+      environment: environment)
+    #expect(decrypt.status == 0, "\(decrypt.stderr)")
+    #expect(chmod(directory.appendingPathComponent(id).path, 0o400) == 0)
+    #expect(chmod(directory.path, 0o500) == 0)
+    return directory
+  }
+
+  @Test func systemdCredentialsAreReadInTheUnitsEnvironment() async throws {
+    let directory = try await credentialsDirectory(holding: "s3cr3t\n")
+    var environment = ProcessInfo.processInfo.environment
+    environment["CREDENTIALS_DIRECTORY"] = directory.path
+    let output = try await Programs.run(
+      [
+        Programs.helper("SecretsProbe"), "store", "systemd", "read-data", "api.example.com", "alice",
+        "read", "api.example.com", "bob", "accounts", "api.example.com", "availability",
+        "save", "api.example.com", "alice", "new", "delete", "api.example.com", "alice",
+        "read-data", "api.example.com", "alice",
+      ], environment: environment)
+    #expect(
+      output.lines == [
+        "ok systemd credentials", "ok 7333637233740a", "ok nil", "ok alice", "ok available", "error readOnly",
+        "error readOnly", "ok 7333637233740a",
+      ], "\(output.stderr)")
+    #expect(
+      output.stderr.contains(
+        "systemd credentials delivers its secrets read-only, so this one cannot be saved or deleted here. Change "
+          + "the file or value that the unit's LoadCredential="), "\(output.stderr)")
+  }
+
+  @Test func systemdOutsideAUnitIsUnavailableAndSaysWhy() async throws {
+    var environment = ProcessInfo.processInfo.environment
+    environment["CREDENTIALS_DIRECTORY"] = nil
+    let steps = ["store", "systemd", "availability", "read", "api.example.com", "alice", "accounts", "x"]
+    let unset = try await Programs.run([Programs.helper("SecretsProbe")] + steps, environment: environment)
+    #expect(
+      unset.lines == [
+        "ok systemd credentials", "error storeUnavailable", "error storeUnavailable", "error storeUnavailable",
+      ], "\(unset.stderr)")
+    #expect(
+      unset.stderr.hasPrefix(
+        "systemd credentials cannot be used: CREDENTIALS_DIRECTORY is not set: the program does not run under a "
+          + "systemd unit with LoadCredential="), "\(unset.stderr)")
+
+    environment["CREDENTIALS_DIRECTORY"] = ""
+    let empty = try await Programs.run([Programs.helper("SecretsProbe")] + steps.prefix(3), environment: environment)
+    #expect(empty.lines == ["ok systemd credentials", "error storeUnavailable"], "\(empty.stderr)")
+    #expect(empty.stderr.contains("CREDENTIALS_DIRECTORY is not set"))
+
+    // The service has stopped: systemd removed the directory.
+    environment["CREDENTIALS_DIRECTORY"] = scratch.url("stopped").path
+    let gone = try await Programs.run([Programs.helper("SecretsProbe")] + steps, environment: environment)
+    #expect(gone.lines.dropFirst().allSatisfy { $0 == "error storeUnavailable" }, "\(gone.stdout)")
+    #expect(
+      gone.stderr.contains(
+        "\(scratch.url("stopped").path) does not exist or is not a directory. systemd removes a unit's credentials "
+          + "when its service stops"), "\(gone.stderr)")
+  }
+
+  @Test(.enabled(if: getuid() == 0, "a process of another user needs root to start it"))
+  func systemdCredentialsAreOnlyTheUnitUsersToRead() async throws {
+    let directory = try await credentialsDirectory(holding: "s3cr3t")
+    var environment = ProcessInfo.processInfo.environment
+    environment["CREDENTIALS_DIRECTORY"] = directory.path
+    // The unit's user is root here; the probe runs as nobody, as a process started beside the unit would.
+    let output = try await Programs.run(
+      [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Programs.helper("SecretsProbe"), "store",
+        "systemd", "read", "api.example.com", "alice",
+      ], environment: environment)
+    #expect(output.lines == ["ok systemd credentials", "error unreadableSecret"], "\(output.stderr)")
+    #expect(output.stderr.contains("this process may not read \(directory.path)/api.example.com__alice"))
+    #expect(output.stderr.contains("Only the unit's user may read its credentials"))
+    #expect(!output.stderr.contains("s3cr3t"))
+  }
 
   @Test func theSharedStoresAreReadOnlyAndNamed() {
     #expect(DeliveredCredentialStore.systemd === DeliveredCredentialStore.systemd)
@@ -112,6 +227,37 @@ import Testing
   }
 
   // MARK: - Container secrets
+
+  @Test func containerSecretsAreReadFromRunSecrets() async throws {
+    guard getuid() == 0, (try? await Programs.run(["unshare", "--mount", "true"]))?.status == 0 else {
+      print("skipped: this system does not permit mount namespaces (unshare), so no /run/secrets of our own")
+      return
+    }
+    // A private tmpfs on /run, seen only by this shell and the probe: Docker's /run/secrets, files 0444.
+    let script = """
+      mount -t tmpfs -o mode=0755 tmpfs /run && mkdir /run/secrets || exit 99
+      printf 'hunter2' > /run/secrets/api.example.com__alice && chmod 0444 /run/secrets/api.example.com__alice
+      exec "$0" store containers read api.example.com alice accounts api.example.com availability \
+        delete api.example.com alice
+      """
+    let output = try await Programs.run(
+      ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, Programs.helper("SecretsProbe")])
+    #expect(
+      output.lines == [
+        "ok container secrets (/run/secrets)", "ok hunter2", "ok alice", "ok available", "error readOnly",
+      ], "\(output.stderr)")
+    #expect(output.stderr.contains("recreate the container"), "\(output.stderr)")
+
+    let none = try await Programs.run(
+      [
+        "unshare", "--mount", "--propagation", "private", "sh", "-c",
+        #"mount -t tmpfs tmpfs /run && exec "$0" store containers availability"#, Programs.helper("SecretsProbe"),
+      ])
+    #expect(none.lines == ["ok container secrets (/run/secrets)", "error storeUnavailable"], "\(none.stderr)")
+    #expect(
+      none.stderr.contains(
+        "/run/secrets does not exist or is not a directory. The container was given no secrets"), "\(none.stderr)")
+  }
 
   @Test func dockerSecretsAreReadExactlyAsDelivered() throws {
     let secrets = try directory(
