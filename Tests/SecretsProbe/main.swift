@@ -5,8 +5,11 @@
 //   SecretsProbe STEP...
 //   read S A | read-data S A | save S A TEXT | save-hex S A HEX | save-labelled S A LABEL TEXT | delete S A
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
+//   store NAME   (the store the steps after it use: secret-service, the default; systemd; containers; or a
+//                 directory of delivered secrets, by its path)
 //
-// Output per step: `ok VALUE` or `error CASE` (the CredentialError case name), flushed at once.
+// Output per step: `ok VALUE` or `error CASE` (the CredentialError case name, with its description on standard
+// error), flushed at once.
 
 import Foundation
 import SplintSecrets
@@ -16,10 +19,17 @@ import TestSupport
 struct SecretsProbe {
   static func main() async {
     var arguments = Array(CommandLine.arguments.dropFirst())
+    var store: any CredentialStore = SecretServiceStore.shared
     while !arguments.isEmpty {
       let verb = arguments.removeFirst()
       let count = min(arity[verb] ?? 0, arguments.count)
-      let line = await run(verb, Array(arguments.prefix(count)))
+      let line: String
+      if verb == "store", let name = arguments.first {
+        store = selectStore(name)
+        line = "ok \(store.name)"
+      } else {
+        line = await run(verb, Array(arguments.prefix(count)), store: store)
+      }
       arguments.removeFirst(count)
       FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
@@ -27,16 +37,26 @@ struct SecretsProbe {
 
   static let arity = [
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
-    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1,
+    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1,
   ]
 
-  static func run(_ verb: String, _ a: [String]) async -> String {
+  /// The store a `store NAME` step names.
+  static func selectStore(_ name: String) -> any CredentialStore {
+    switch name {
+    case "secret-service": SecretServiceStore.shared
+    case "systemd": DeliveredCredentialStore.systemd
+    case "containers": DeliveredCredentialStore.containerSecrets
+    default: DeliveredCredentialStore(directory: URL(fileURLWithPath: name))
+    }
+  }
+
+  static func run(_ verb: String, _ a: [String], store: any CredentialStore) async -> String {
     do throws(CredentialError) {
       switch verb {
       case "read-async":
-        return "ok \(try await Credential(service: a[0], account: a[1]).read() ?? "nil")"
+        return "ok \(try await Credential(service: a[0], account: a[1], store: store).read() ?? "nil")"
       case "read-cancel":
-        let credential = Credential(service: a[1], account: a[2])
+        let credential = Credential(service: a[1], account: a[2], store: store)
         let task = Task { try await credential.read() }
         try? await Task.sleep(for: .milliseconds(Int(a[0]) ?? 0))
         task.cancel()
@@ -48,38 +68,38 @@ struct SecretsProbe {
       case "sh":
         return await shell(a[0])
       default:
-        return try runBlocking(verb, a)
+        return try runBlocking(verb, a, store: store)
       }
     } catch {
-      return "error \(name(of: error))"
+      return failure(error)
     }
   }
 
   /// The steps that call the synchronous API, which async code cannot pick.
-  static func runBlocking(_ verb: String, _ a: [String]) throws(CredentialError) -> String {
+  static func runBlocking(_ verb: String, _ a: [String], store: any CredentialStore) throws(CredentialError) -> String {
     switch verb {
     case "read":
-      return "ok \(try Credential(service: a[0], account: a[1]).read() ?? "nil")"
+      return "ok \(try Credential(service: a[0], account: a[1], store: store).read() ?? "nil")"
     case "read-data":
-      return "ok \(try Credential(service: a[0], account: a[1]).readData().map(hex) ?? "nil")"
+      return "ok \(try Credential(service: a[0], account: a[1], store: store).readData().map(hex) ?? "nil")"
     case "save":
-      try Credential(service: a[0], account: a[1]).save(a[2])
+      try Credential(service: a[0], account: a[1], store: store).save(a[2])
       return "ok"
     case "save-hex":
-      try Credential(service: a[0], account: a[1]).save(bytes(hex: a[2]))
+      try Credential(service: a[0], account: a[1], store: store).save(bytes(hex: a[2]))
       return "ok"
     case "save-labelled":
-      try Credential(service: a[0], account: a[1], label: a[2]).save(a[3])
+      try Credential(service: a[0], account: a[1], label: a[2], store: store).save(a[3])
       return "ok"
     case "delete":
-      try Credential(service: a[0], account: a[1]).delete()
+      try Credential(service: a[0], account: a[1], store: store).delete()
       return "ok"
     case "accounts":
-      return "ok \(try Credential.accounts(service: a[0]).joined(separator: ","))"
+      return "ok \(try Credential.accounts(service: a[0], store: store).joined(separator: ","))"
     case "availability":
-      switch Credential.availability() {
+      switch Credential.availability(store: store) {
       case .available: return "ok available"
-      case .unavailable(let reason): return "error \(name(of: reason))"
+      case .unavailable(let reason): return failure(reason)
       }
     case "read-timeout":
       let store = SecretServiceStore(timeout: .milliseconds(Int(a[0]) ?? 0))
@@ -87,6 +107,12 @@ struct SecretsProbe {
     default:
       return "usage: unknown step \(verb)"
     }
+  }
+
+  /// The step's output line for `error`; its description, which says why, goes to standard error.
+  static func failure(_ error: CredentialError) -> String {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    return "error \(name(of: error))"
   }
 
   static func name(of error: CredentialError) -> String {
