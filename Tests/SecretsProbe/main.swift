@@ -5,8 +5,13 @@
 //   SecretsProbe STEP...
 //   read S A | read-data S A | save S A TEXT | save-hex S A HEX | save-labelled S A LABEL TEXT | delete S A
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
+//   cycle N S A   (N rounds of save, read and delete of 4 KiB; prints the growth of the resident set in KiB)
 //
-// Output per step: `ok VALUE` or `error CASE` (the CredentialError case name), flushed at once.
+// Output per step: `ok VALUE` or `error CASE` (the CredentialError case name), flushed at once; an error's
+// description goes to standard error.
+//
+// The steps use the Secret Service, or with SPLINT_PROBE_STORE=kernel-persistent, kernel-user or kernel-session,
+// that kernel keyring (KernelKeyringStore).
 
 import Foundation
 import SplintSecrets
@@ -27,16 +32,29 @@ struct SecretsProbe {
 
   static let arity = [
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
-    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1,
+    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "cycle": 3,
   ]
+
+  /// The store the steps use, as SPLINT_PROBE_STORE chooses it.
+  static let store: any CredentialStore =
+    switch ProcessInfo.processInfo.environment["SPLINT_PROBE_STORE"] {
+    case "kernel-persistent": KernelKeyringStore(keyring: .persistent)
+    case "kernel-user": KernelKeyringStore(keyring: .user)
+    case "kernel-session": KernelKeyringStore(keyring: .session)
+    default: SecretServiceStore.shared
+    }
+
+  static func credential(_ service: String, _ account: String, label: String? = nil) -> Credential {
+    Credential(service: service, account: account, label: label, store: store)
+  }
 
   static func run(_ verb: String, _ a: [String]) async -> String {
     do throws(CredentialError) {
       switch verb {
       case "read-async":
-        return "ok \(try await Credential(service: a[0], account: a[1]).read() ?? "nil")"
+        return "ok \(try await credential(a[0], a[1]).read() ?? "nil")"
       case "read-cancel":
-        let credential = Credential(service: a[1], account: a[2])
+        let credential = credential(a[1], a[2])
         let task = Task { try await credential.read() }
         try? await Task.sleep(for: .milliseconds(Int(a[0]) ?? 0))
         task.cancel()
@@ -51,6 +69,7 @@ struct SecretsProbe {
         return try runBlocking(verb, a)
       }
     } catch {
+      FileHandle.standardError.write(Data("\(verb): \(error)\n".utf8))  // the whole sentence, for the tests to check
       return "error \(name(of: error))"
     }
   }
@@ -59,34 +78,60 @@ struct SecretsProbe {
   static func runBlocking(_ verb: String, _ a: [String]) throws(CredentialError) -> String {
     switch verb {
     case "read":
-      return "ok \(try Credential(service: a[0], account: a[1]).read() ?? "nil")"
+      return "ok \(try credential(a[0], a[1]).read() ?? "nil")"
     case "read-data":
-      return "ok \(try Credential(service: a[0], account: a[1]).readData().map(hex) ?? "nil")"
+      return "ok \(try credential(a[0], a[1]).readData().map(hex) ?? "nil")"
     case "save":
-      try Credential(service: a[0], account: a[1]).save(a[2])
+      try credential(a[0], a[1]).save(a[2])
       return "ok"
     case "save-hex":
-      try Credential(service: a[0], account: a[1]).save(bytes(hex: a[2]))
+      try credential(a[0], a[1]).save(bytes(hex: a[2]))
       return "ok"
     case "save-labelled":
-      try Credential(service: a[0], account: a[1], label: a[2]).save(a[3])
+      try credential(a[0], a[1], label: a[2]).save(a[3])
       return "ok"
     case "delete":
-      try Credential(service: a[0], account: a[1]).delete()
+      try credential(a[0], a[1]).delete()
       return "ok"
     case "accounts":
-      return "ok \(try Credential.accounts(service: a[0]).joined(separator: ","))"
+      return "ok \(try Credential.accounts(service: a[0], store: store).joined(separator: ","))"
     case "availability":
-      switch Credential.availability() {
+      switch Credential.availability(store: store) {
       case .available: return "ok available"
-      case .unavailable(let reason): return "error \(name(of: reason))"
+      case .unavailable(let reason): throw reason
       }
     case "read-timeout":
       let store = SecretServiceStore(timeout: .milliseconds(Int(a[0]) ?? 0))
       return "ok \(try Credential(service: a[1], account: a[2], store: store).read() ?? "nil")"
+    case "cycle":
+      return "ok \(try cycle(Int(a[0]) ?? 0, credential(a[1], a[2])))"
     default:
       return "usage: unknown step \(verb)"
     }
+  }
+
+  /// Saves, reads and deletes a 4 KiB secret `rounds` times, after as many rounds to warm up, and returns how many KiB
+  /// the resident set grew meanwhile.
+  static func cycle(_ rounds: Int, _ credential: Credential) throws(CredentialError) -> Int {
+    let secret = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) })
+    func run() throws(CredentialError) {
+      for _ in 0..<rounds {
+        try credential.save(secret)
+        guard try credential.readData() == secret else { throw .unreadableSecret("read back something else") }
+        try credential.delete()
+      }
+    }
+    try run()
+    let before = residentKiB()
+    try run()
+    return residentKiB() - before
+  }
+
+  /// The resident set size, from /proc/self/status.
+  static func residentKiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
   }
 
   static func name(of error: CredentialError) -> String {
@@ -100,7 +145,7 @@ struct SecretsProbe {
   static func shell(_ command: String) async -> String {
     do {
       let output = try await Programs.run(["/bin/bash", "-c", command])
-      print(output.stdout, terminator: "")
+      FileHandle.standardOutput.write(Data(output.stdout.utf8))  // before the step's own line, as it came first
       FileHandle.standardError.write(Data(output.stderr.utf8))
       return "ok sh \(output.status)"
     } catch {
