@@ -27,9 +27,11 @@ let package = Package(
       pkgConfig: "libsecret-1",
       providers: [.apt(["libsecret-1-dev"])]
     ),
+    // add_key(2) and keyctl(2), which Swift cannot call through the variadic syscall(2), for KernelKeyringStore.
+    .target(name: "CKeyring"),
     .target(
       name: "SplintSecrets",
-      dependencies: ["CLibSecret"]
+      dependencies: ["CLibSecret", "CKeyring"]
     ),
     .target(name: "SplintSecretsTesting", dependencies: ["SplintSecrets"]),
     .target(name: "SplintSettings"),

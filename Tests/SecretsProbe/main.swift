@@ -5,8 +5,12 @@
 //   SecretsProbe STEP...
 //   read S A | read-data S A | save S A TEXT | save-hex S A HEX | save-labelled S A LABEL TEXT | delete S A
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
-//   store NAME   (the store the steps after it use: secret-service, the default; systemd; containers; or a
-//                 directory of delivered secrets, by its path)
+//   cycle N S A  (N rounds of save, read and delete of 4 KiB; prints the growth of the resident set in KiB)
+//   store NAME   (the store the steps after it use: default, the default store; secret-service; systemd;
+//                 containers; kernel-persistent, kernel-user or kernel-session; or a directory of delivered
+//                 secrets, by its path)
+//
+// The steps use DefaultCredentialStore until a `store` step, or the store SPLINT_PROBE_STORE names.
 //
 // Output per step: `ok VALUE` or `error CASE` (the CredentialError case name, with its description on standard
 // error), flushed at once.
@@ -19,7 +23,7 @@ import TestSupport
 struct SecretsProbe {
   static func main() async {
     var arguments = Array(CommandLine.arguments.dropFirst())
-    var store: any CredentialStore = SecretServiceStore.shared
+    var store = selectStore(ProcessInfo.processInfo.environment["SPLINT_PROBE_STORE"] ?? "default")
     while !arguments.isEmpty {
       let verb = arguments.removeFirst()
       let count = min(arity[verb] ?? 0, arguments.count)
@@ -37,13 +41,17 @@ struct SecretsProbe {
 
   static let arity = [
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
-    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1,
+    "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1, "cycle": 3,
   ]
 
   /// The store a `store NAME` step names.
   static func selectStore(_ name: String) -> any CredentialStore {
     switch name {
+    case "default": SecretServiceStore.shared
     case "secret-service": SecretServiceStore.shared
+    case "kernel-persistent": KernelKeyringStore(keyring: .persistent)
+    case "kernel-user": KernelKeyringStore(keyring: .user)
+    case "kernel-session": KernelKeyringStore(keyring: .session)
     case "systemd": DeliveredCredentialStore.systemd
     case "containers": DeliveredCredentialStore.containerSecrets
     default: DeliveredCredentialStore(directory: URL(fileURLWithPath: name))
@@ -104,9 +112,35 @@ struct SecretsProbe {
     case "read-timeout":
       let store = SecretServiceStore(timeout: .milliseconds(Int(a[0]) ?? 0))
       return "ok \(try Credential(service: a[1], account: a[2], store: store).read() ?? "nil")"
+    case "cycle":
+      return "ok \(try cycle(Int(a[0]) ?? 0, Credential(service: a[1], account: a[2], store: store)))"
     default:
       return "usage: unknown step \(verb)"
     }
+  }
+
+  /// Saves, reads and deletes a 4 KiB secret `rounds` times, after as many rounds to warm up, and returns how many KiB
+  /// the resident set grew meanwhile.
+  static func cycle(_ rounds: Int, _ credential: Credential) throws(CredentialError) -> Int {
+    let secret = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) })
+    func run() throws(CredentialError) {
+      for _ in 0..<rounds {
+        try credential.save(secret)
+        guard try credential.readData() == secret else { throw .unreadableSecret("read back something else") }
+        try credential.delete()
+      }
+    }
+    try run()
+    let before = residentKiB()
+    try run()
+    return residentKiB() - before
+  }
+
+  /// The resident set size, from /proc/self/status.
+  static func residentKiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
   }
 
   /// The step's output line for `error`; its description, which says why, goes to standard error.
@@ -126,7 +160,7 @@ struct SecretsProbe {
   static func shell(_ command: String) async -> String {
     do {
       let output = try await Programs.run(["/bin/bash", "-c", command])
-      print(output.stdout, terminator: "")
+      FileHandle.standardOutput.write(Data(output.stdout.utf8))  // before the step's own line, as it came first
       FileHandle.standardError.write(Data(output.stderr.utf8))
       return "ok sh \(output.status)"
     } catch {
