@@ -83,7 +83,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintctlTests",
-      dependencies: ["splintctl", "TestSupport"]
+      dependencies: ["splintctl", "SplintSecrets", "TestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

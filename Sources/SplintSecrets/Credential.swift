@@ -26,7 +26,8 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   /// The label ``save(_:)-1vzsc`` gives the item, or nil for `Password for '<account>' on '<service>'`, the
   /// label Python keyring and go-keyring write.
   public let label: String?
-  /// Where the secret is kept: ``SecretServiceStore/shared`` unless you pass another store.
+  /// Where the secret is kept: ``DefaultCredentialStore/shared`` (a delivered secret when there is one, else the
+  /// Secret Service) unless you pass another store.
   public let store: any CredentialStore
 
   /// Names a secret. Nothing is read or written until you call a method, and the arguments are checked then.
@@ -39,7 +40,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   ///   - store: Where the secret is kept. Pass an ``InMemoryCredentialStore`` in tests.
   public init(
     service: String, account: String, label: String? = nil,
-    store: any CredentialStore = SecretServiceStore.shared
+    store: any CredentialStore = DefaultCredentialStore.shared
   ) {
     self.service = service
     self.account = account
@@ -103,7 +104,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: ``CredentialError/locked`` when a matching item's keyring is locked, and the other
   ///   ``CredentialError``s when the Secret Service cannot be reached.
   public static func accounts(
-    service: String, store: any CredentialStore = SecretServiceStore.shared
+    service: String, store: any CredentialStore = DefaultCredentialStore.shared
   ) throws(CredentialError) -> [String] {
     try validate(service, as: "service name")
     return try store.accounts(service: service)
@@ -113,7 +114,8 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   /// prompt.
   ///
   /// - Parameter store: The store to probe.
-  public static func availability(store: any CredentialStore = SecretServiceStore.shared) -> CredentialAvailability {
+  public static func availability(store: any CredentialStore = DefaultCredentialStore.shared) -> CredentialAvailability
+  {
     store.availability()
   }
 
@@ -174,7 +176,7 @@ extension Credential {
 
   /// ``accounts(service:store:)`` without blocking the calling thread.
   public static func accounts(
-    service: String, store: any CredentialStore = SecretServiceStore.shared
+    service: String, store: any CredentialStore = DefaultCredentialStore.shared
   ) async throws(CredentialError) -> [String] {
     try validate(service, as: "service name")
     return try await run(

@@ -5,13 +5,16 @@ import SplintSecrets
 struct SecretCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "secret",
-    abstract: "Store, read, delete and list secrets in the Secret Service (gnome-keyring, KeePassXC, KWallet).",
+    abstract: "Store, read, delete and list secrets: delivered ones, the Secret Service's, the kernel keyring's.",
     discussion: """
-      Items carry the attributes `service` and `username`, as secret-tool, Python keyring and go-keyring write \
-      them, so `splintctl secret read S U` reads what `secret-tool store service S username U` stored, and the \
-      reverse.
+      By default the stores are asked in the order SPLINT_CREDENTIAL_STORES names them, or else: systemd \
+      credentials ($CREDENTIALS_DIRECTORY), container secrets (/run/secrets), then the Secret Service \
+      (gnome-keyring, KeePassXC, KWallet); --store picks one. `splintctl secret status` shows the chain. In the \
+      Secret Service, items carry the attributes `service` and `username`, as secret-tool, Python keyring and \
+      go-keyring write them, so `splintctl secret read S U` reads what `secret-tool store service S username U` \
+      stored, and the reverse.
       """,
-    subcommands: [Store.self, Read.self, Delete.self, List.self, Status.self]
+    subcommands: [Store.self, Read.self, Delete.self, List.self, Status.self, Which.self]
   )
 
   struct Identity: ParsableArguments {
@@ -20,6 +23,25 @@ struct SecretCommand: AsyncParsableCommand {
 
     @Argument(help: "Whose secret it is (its `username` attribute).")
     var account: String
+  }
+
+  struct StoreChoice: ParsableArguments {
+    @Option(
+      name: .customLong("store"),
+      help: ArgumentHelp(
+        "Use this store only: \(DefaultCredentialStore.storeNames.joined(separator: ", ")).", valueName: "name"))
+    var name: String?
+
+    /// The store named, or the default chain.
+    func store() throws -> any CredentialStore {
+      guard let name else { return DefaultCredentialStore.shared }
+      do {
+        let chain = try DefaultCredentialStore.chain(named: [name])
+        return chain.stores.count == 1 ? chain.stores[0] : chain
+      } catch {
+        throw failure(error.description, error.status)
+      }
+    }
   }
 
   struct Store: ParsableCommand {
@@ -39,8 +61,11 @@ struct SecretCommand: AsyncParsableCommand {
     @Flag(help: "Store standard input byte for byte, as application/octet-stream.")
     var binary = false
 
+    @OptionGroup var choice: StoreChoice
+
     func run() throws {
-      let credential = Credential(service: identity.service, account: identity.account, label: label)
+      let credential = Credential(
+        service: identity.service, account: identity.account, label: label, store: try choice.store())
       var secret =
         Output.stdinIsTerminal
         ? Output.readHiddenLine(prompt: "Secret for \(identity.account) on \(identity.service): ") : Output.readAll()
@@ -78,8 +103,10 @@ struct SecretCommand: AsyncParsableCommand {
     @Flag(help: "Print the secret's bytes exactly, even when they are not text.")
     var binary = false
 
+    @OptionGroup var choice: StoreChoice
+
     func run() throws {
-      let credential = Credential(service: identity.service, account: identity.account)
+      let credential = Credential(service: identity.service, account: identity.account, store: try choice.store())
       do {
         guard let secret = try credential.readData() else {
           throw failure(
@@ -102,9 +129,12 @@ struct SecretCommand: AsyncParsableCommand {
 
     @OptionGroup var identity: Identity
 
+    @OptionGroup var choice: StoreChoice
+
     func run() throws {
+      let store = try choice.store()
       do {
-        try Credential(service: identity.service, account: identity.account).delete()
+        try Credential(service: identity.service, account: identity.account, store: store).delete()
       } catch {
         throw failure(error.description, error.status)
       }
@@ -117,9 +147,12 @@ struct SecretCommand: AsyncParsableCommand {
     @Argument(help: "The service whose accounts to list.")
     var service: String
 
+    @OptionGroup var choice: StoreChoice
+
     func run() throws {
+      let store = try choice.store()
       do {
-        for account in try Credential.accounts(service: service) { Output.line(account) }
+        for account in try Credential.accounts(service: service, store: store) { Output.line(account) }
       } catch {
         throw failure(error.description, error.status)
       }
@@ -128,13 +161,55 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Say whether the Secret Service can be used here, and if not, what to do.",
-      discussion: "Writes nothing and shows no prompt. Exits 0 when it is available, 69 when it is not.")
+      abstract: "Say whether secrets can be read here, store by store in the chain's order, and what to do if not.",
+      discussion: """
+        Writes nothing and shows no prompt. Exits 0 when a store is available, 69 when none is, 64 when \
+        SPLINT_CREDENTIAL_STORES names an unknown store.
+        """)
 
     func run() throws {
-      let availability = Credential.availability()
+      let chain: ChainedCredentialStore
+      do {
+        chain = try DefaultCredentialStore.shared.chain()
+      } catch {
+        throw failure(error.description, error.status)
+      }
+      let availability = chain.availability()
       Output.line(availability.description)
+      Output.line("Stores, in the order they are asked:")
+      for store in chain.stores {
+        switch store.availability() {
+        case .available: Output.line("- \(store.name): available")
+        case .unavailable(let reason): Output.line("- \(store.name): unavailable. \(reason)")
+        }
+      }
       if !availability.isAvailable { throw ExitStatus.unavailable }
+    }
+  }
+
+  struct Which: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Say which store answers for a secret, without printing the secret.",
+      discussion: "Exits with status 1 when no store has it.")
+
+    @OptionGroup var identity: Identity
+
+    func run() throws {
+      guard !identity.service.isEmpty, !identity.account.isEmpty else {
+        throw failure("the service and the account must not be empty.", ExitStatus.usage)
+      }
+      do {
+        let chain = try DefaultCredentialStore.shared.chain()
+        let credential = Credential(service: identity.service, account: identity.account, store: chain)
+        guard let store = try chain.answeringStore(for: credential) else {
+          throw failure(
+            "no store has a secret for account \(identity.account) of service \(identity.service).",
+            ExitStatus.absent)
+        }
+        Output.line(store.name)
+      } catch let error as CredentialError {
+        throw failure(error.description, error.status)
+      }
     }
   }
 }

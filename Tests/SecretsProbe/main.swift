@@ -47,7 +47,7 @@ struct SecretsProbe {
   /// The store a `store NAME` step names.
   static func selectStore(_ name: String) -> any CredentialStore {
     switch name {
-    case "default": SecretServiceStore.shared
+    case "default": DefaultCredentialStore.shared
     case "secret-service": SecretServiceStore.shared
     case "kernel-persistent": KernelKeyringStore(keyring: .persistent)
     case "kernel-user": KernelKeyringStore(keyring: .user)

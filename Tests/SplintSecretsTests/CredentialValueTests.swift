@@ -57,7 +57,7 @@ import Testing
     #expect(credential != Credential(service: "other", account: "alice", store: store))
     #expect(credential != Credential(service: "svc", account: "alice", label: "L", store: store))
     #expect(credential != Credential(service: "svc", account: "alice", store: InMemoryCredentialStore()))
-    #expect(Credential(service: "svc", account: "alice").store === SecretServiceStore.shared)
+    #expect(Credential(service: "svc", account: "alice").store === DefaultCredentialStore.shared)
     #expect(Set([credential, credential, Credential(service: "svc", account: "bob", store: store)]).count == 2)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SplintSecrets
 import TestSupport
 import Testing
 
@@ -75,7 +76,95 @@ struct SecretCommandTests {
   @Test func statusSaysTheSecretServiceIsThere() async throws {
     let output = try await splintctl("secret", "status")
     #expect(output.status == 0)
-    #expect(output.stdout == "The Secret Service is running and its default keyring is unlocked.\n")
+    #expect(
+      output.stdout == """
+        The Secret Service is running and its default keyring is unlocked.
+        Stores, in the order they are asked:
+        - Secret Service: available
+
+        """)
+  }
+}
+
+/// `splintctl secret` with delivered secrets, SPLINT_CREDENTIAL_STORES and --store: the chain of stores.
+@Suite("splintctl secret and its stores", TestKeyring.required)
+struct SecretStoreCommandTests {
+  let service = TestKeyring.uniqueService()
+  let scratch = Scratch()
+
+  /// The environment of a systemd unit whose CREDENTIALS_DIRECTORY holds `secret` for `service`/alice.
+  private func underSystemd(_ secret: String) throws -> [String: String] {
+    let directory = scratch.url("credentials")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let name = DeliveredCredentialStore.fileName(service: service, account: "alice")
+    try Data(secret.utf8).write(to: directory.appendingPathComponent(name))
+    var environment = ProcessInfo.processInfo.environment
+    environment["CREDENTIALS_DIRECTORY"] = directory.path
+    return environment
+  }
+
+  @Test("status lists the chain in order, each store available or not and why")
+  func statusListsTheChain() async throws {
+    let output = try await splintctl("secret", "status", environment: try underSystemd("token"))
+    #expect(output.status == 0)
+    #expect(
+      output.lines.dropFirst() == [
+        "Stores, in the order they are asked:", "- systemd credentials: available", "- Secret Service: available",
+      ])
+    var misconfigured = ProcessInfo.processInfo.environment
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "delivered,vault"
+    let unknown = try await splintctl("secret", "status", environment: misconfigured)
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.contains("\"vault\" is not a credential store. Use one of delivered,"))
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "systemd-credentials"
+    let unavailable = try await splintctl("secret", "status", environment: misconfigured)
+    #expect(unavailable.status == 69)
+    #expect(
+      unavailable.lines.last?.hasPrefix(
+        "- systemd credentials: unavailable. systemd credentials cannot be used: CREDENTIALS_DIRECTORY is not set")
+        == true, "\(unavailable.lines)")
+  }
+
+  @Test("which names the store that answers, and never prints the secret")
+  func whichNamesTheStore() async throws {
+    try await splintctl("secret", "store", service, "bob", input: "in the keyring")
+    let systemd = try underSystemd("delivered token")
+    let delivered = try await splintctl("secret", "which", service, "alice", environment: systemd)
+    #expect(delivered.status == 0 && delivered.stdout == "systemd credentials\n")
+    let keyring = try await splintctl("secret", "which", service, "bob", environment: systemd)
+    #expect(keyring.status == 0 && keyring.stdout == "Secret Service\n")
+    let nobody = try await splintctl("secret", "which", service, "carol")
+    #expect(nobody.status == 1 && nobody.stdout.isEmpty)
+    #expect(nobody.stderr.contains("no store has a secret for account carol"))
+    #expect(try await splintctl("secret", "which", service, "").status == 64)
+    var misconfigured = ProcessInfo.processInfo.environment
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "vault"
+    #expect(try await splintctl("secret", "which", service, "bob", environment: misconfigured).status == 64)
+    #expect(try await splintctl("secret", "read", service, "alice", environment: systemd).stdout == "delivered token")
+    try await splintctl("secret", "delete", service, "bob")
+  }
+
+  @Test("--store uses one store: a delivered secret is read there and refuses to be changed")
+  func storeOption() async throws {
+    let systemd = try underSystemd("delivered token")
+    let read = try await splintctl(
+      "secret", "read", "--store", "systemd-credentials", service, "alice", environment: systemd)
+    #expect(read.stdout == "delivered token")
+    let list = try await splintctl("secret", "list", "--store", "delivered", service, environment: systemd)
+    #expect(list.stdout == "alice\n")
+    let store = try await splintctl(
+      "secret", "store", "--store", "systemd-credentials", service, "alice", input: "x", environment: systemd)
+    #expect(store.status == 70)
+    #expect(store.stderr.contains("delivers its secrets read-only"))
+    let delete = try await splintctl(
+      "secret", "delete", "--store", "systemd-credentials", service, "alice", environment: systemd)
+    #expect(delete.status == 70)
+    let keyring = try await splintctl(
+      "secret", "read", "--store", "secret-service", service, "alice", environment: systemd)
+    #expect(keyring.status == 1, "the keyring has no alice: --store asks no other store")
+    let unknown = try await splintctl("secret", "read", "--store", "vault", service, "alice")
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.contains("\"vault\" is not a credential store"))
   }
 }
 

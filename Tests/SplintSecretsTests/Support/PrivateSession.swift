@@ -116,14 +116,19 @@ struct PrivateSession {
   /// Runs `SecretsProbe` with `steps` in a new session set up as `setup`, and returns its output lines.
   ///
   /// - Parameter display: The `DISPLAY` the probe sees; none by default, as in CI.
-  static func probe(_ setup: Setup, display: String? = nil, _ steps: [String]) async throws -> ProgramOutput {
+  /// - Parameter environment: More variables for the probe (SPLINT_CREDENTIAL_STORES, CREDENTIALS_DIRECTORY).
+  static func probe(
+    _ setup: Setup, display: String? = nil, environment extra: [String: String] = [:], _ steps: [String]
+  ) async throws -> ProgramOutput {
     // The directories, the environment and the end are those of `splintctl sandbox`.
     let sandbox = try Sandbox(home: true)
     defer { sandbox.end() }
     let directory = URL(fileURLWithPath: sandbox.root)
     var environment = sandbox.environment
     // The probe's own environment: the session's, plus the display under test.
-    let probe = ["env"] + (display.map { ["DISPLAY=\($0)"] } ?? []) + [Programs.helper("SecretsProbe")] + steps
+    let variables = (display.map { ["DISPLAY": $0] } ?? [:]).merging(extra) { $1 }
+    let probe =
+      ["env"] + variables.sorted { $0.key < $1.key }.map { "\($0)=\($1)" } + [Programs.helper("SecretsProbe")] + steps
     switch setup {
     case .unlockedKeyring:
       let start = "echo -n \(password) | gnome-keyring-daemon --unlock --components=secrets >/dev/null"

@@ -1,0 +1,171 @@
+public import Foundation
+import Synchronization
+
+/// The store a ``Credential`` uses when you name none: a chain (see ``ChainedCredentialStore``) that reads a
+/// delivered secret when one is there for the credential, and otherwise the Secret Service.
+///
+/// Without configuration the chain is `delivered,secret-service`: systemd credentials (`$CREDENTIALS_DIRECTORY`),
+/// then container secrets (`/run/secrets`), then the Secret Service; the first two are passed over where they are
+/// not set up, so on a desktop everything works as with ``SecretServiceStore`` alone, and the same program reads
+/// its token from a systemd unit's credentials with no code change. Saves go to the Secret Service.
+///
+/// An administrator sets another chain without code, in the environment:
+///
+/// ```sh
+/// SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring my-daemon
+/// ```
+///
+/// The names are those of ``storeNames``. An unknown name is an error at the first call
+/// (``CredentialError/invalidConfiguration(_:)``), never a silent default. No store of the chain writes plaintext
+/// files, and a locked keyring is never passed over.
+public final class DefaultCredentialStore: CredentialStore, InterruptibleCredentialStore {
+  /// The store every `Credential` without a store of its own uses.
+  public static let shared = DefaultCredentialStore()
+
+  /// The environment variable that sets the chain: store names, separated by commas.
+  public static let environmentVariable = "SPLINT_CREDENTIAL_STORES"
+
+  /// The chain used when ``environmentVariable`` is not set.
+  public static let defaultChain = ["delivered", "secret-service"]
+
+  /// The names a chain is made of, and what each stands for: `delivered` (systemd credentials, then container
+  /// secrets), `systemd-credentials`, `container-secrets`, `secret-service` and `kernel-keyring`.
+  public static let storeNames = [
+    "delivered", "systemd-credentials", "container-secrets", "secret-service", "kernel-keyring",
+  ]
+
+  /// The names the environment variable gave last, parsed: read once per value, not at every call.
+  private let parsed = Mutex<(setting: String?, names: Result<[Name], CredentialError>)?>(nil)
+
+  /// One name of a chain, as parsed.
+  private enum Name {
+    /// `delivered`: the delivered sources set up here, at each call.
+    case delivered
+    /// Any other store.
+    case store(any CredentialStore)
+  }
+
+  private init() {}
+
+  /// The names, parsed; errors begin with `source`.
+  private static func parse(_ names: [String], source: String) throws(CredentialError) -> [Name] {
+    var parsed: [Name] = []
+    for name in names {
+      switch name {
+      case "delivered": parsed.append(.delivered)
+      case "systemd-credentials": parsed.append(.store(DeliveredCredentialStore.systemd))
+      case "container-secrets": parsed.append(.store(DeliveredCredentialStore.containerSecrets))
+      case "secret-service": parsed.append(.store(SecretServiceStore.shared))
+      case "kernel-keyring": parsed.append(.store(KernelKeyringStore()))
+      default:
+        throw .invalidConfiguration(
+          "\(source)\"\(name)\" is not a credential store. Use one of \(storeNames.joined(separator: ", ")).")
+      }
+    }
+    if parsed.isEmpty {
+      throw .invalidConfiguration(
+        "\(source)No store is named. Name one or more of \(storeNames.joined(separator: ", ")).")
+    }
+    return parsed
+  }
+
+  /// The chain in use now: from ``environmentVariable`` when it is set, else ``defaultChain``. `delivered` stands
+  /// for the delivered sources set up at this moment (systemd credentials when `$CREDENTIALS_DIRECTORY` is set,
+  /// container secrets when `/run/secrets` exists), so that one not set up is left out rather than reported; a
+  /// source named on its own is always asked.
+  ///
+  /// - Throws: ``CredentialError/invalidConfiguration(_:)`` when ``environmentVariable`` names an unknown store.
+  public func chain() throws(CredentialError) -> ChainedCredentialStore {
+    let setting = ProcessInfo.processInfo.environment[Self.environmentVariable]
+    let names = parsed.withLock { parsed in
+      if let parsed, parsed.setting == setting { return parsed.names }
+      let names = Result { () throws(CredentialError) in
+        let source = setting.map { "\(Self.environmentVariable)=\"\($0)\": " } ?? ""
+        let list = setting.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        return try Self.parse(list ?? Self.defaultChain, source: source)
+      }
+      parsed = (setting, names)
+      return names
+    }
+    return Self.chain(of: try names.get())
+  }
+
+  /// The chain `names` stand for now, as ``chain()`` makes it from the environment: `delivered` stands for the
+  /// delivered sources set up at this moment.
+  ///
+  /// - Throws: ``CredentialError/invalidConfiguration(_:)`` for a name that is not one of ``storeNames``, or no name.
+  public static func chain(named names: [String]) throws(CredentialError) -> ChainedCredentialStore {
+    chain(of: try parse(names, source: ""))
+  }
+
+  private static func chain(of names: [Name]) -> ChainedCredentialStore {
+    let stores = names.flatMap { name -> [any CredentialStore] in
+      switch name {
+      case .delivered:
+        [DeliveredCredentialStore.systemd, DeliveredCredentialStore.containerSecrets].filter {
+          $0.availability().isAvailable
+        }
+      case .store(let store): [store]
+      }
+    }
+    return ChainedCredentialStore(stores, skippingUnavailable: true)
+  }
+
+  /// The chain's name, or what is wrong with its configuration.
+  public var name: String {
+    do {
+      return try chain().name
+    } catch {
+      return "\(Self.environmentVariable) (\(error))"
+    }
+  }
+
+  /// Reads through the chain.
+  public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
+    try chain().readSecret(for: credential)
+  }
+
+  /// Saves in the chain's first store that can write.
+  public func saveSecret(
+    _ secret: Data, contentType: SecretContentType, for credential: Credential
+  ) throws(CredentialError) {
+    try chain().saveSecret(secret, contentType: contentType, for: credential)
+  }
+
+  /// Deletes from the chain's first store that can write.
+  public func deleteSecret(for credential: Credential) throws(CredentialError) {
+    try chain().deleteSecret(for: credential)
+  }
+
+  /// The accounts of every store of the chain.
+  public func accounts(service: String) throws(CredentialError) -> [String] {
+    try chain().accounts(service: service)
+  }
+
+  /// Available when one store of the chain is.
+  public func availability() -> CredentialAvailability {
+    do {
+      return try chain().availability()
+    } catch {
+      return .unavailable(error)
+    }
+  }
+
+  func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+    try await chain().readSecretInterruptibly(for: credential)
+  }
+
+  func saveSecretInterruptibly(
+    _ secret: Data, contentType: SecretContentType, for credential: Credential
+  ) async throws(CredentialError) {
+    try await chain().saveSecretInterruptibly(secret, contentType: contentType, for: credential)
+  }
+
+  func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+    try await chain().deleteSecretInterruptibly(for: credential)
+  }
+
+  func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+    try await chain().accountsInterruptibly(service: service)
+  }
+}
