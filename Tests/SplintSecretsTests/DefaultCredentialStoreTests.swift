@@ -85,4 +85,65 @@ struct DefaultCredentialStoreTests {
     #expect(
       unknown.stderr.contains("SPLINT_CREDENTIAL_STORES=\"delivered, vault\": \"vault\" is not a credential store"))
   }
+
+  @Test("one program, no code change: its token from gnome-keyring, systemd-creds, /run/secrets, the kernel keyring")
+  func oneProgramEveryPlace() async throws {
+    let probe = Programs.helper("SecretsProbe")
+    let file = DeliveredCredentialStore.fileName(service: "svc", account: "alice")
+    // A desktop: gnome-keyring in a session of its own, where secret-tool stored the token.
+    let keyring = try await PrivateSession.probe(
+      .unlockedKeyring,
+      [
+        "sh", "printf %s from-keyring | secret-tool store --label=token service svc username alice", "read", "svc",
+        "alice",
+      ])
+    #expect(keyring.lines == ["ok sh 0", "ok from-keyring"], "\(keyring.stderr)")
+
+    // A systemd unit: the token encrypted with systemd-creds, decrypted into CREDENTIALS_DIRECTORY as the unit's
+    // start does (with a host key of the test's own, not the machine's).
+    var environment = ProcessInfo.processInfo.environment
+    environment["SYSTEMD_CREDENTIAL_SECRET"] = scratch.url("credential.secret").path
+    let sealed = scratch.url("token.cred").path
+    let credentials = scratch.url("credentials")
+    try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+    let encrypt = try await Programs.run(
+      ["systemd-creds", "encrypt", "--with-key=host", "--name=\(file)", "-", sealed], input: Data("from-systemd".utf8),
+      environment: environment)
+    #expect(encrypt.status == 0, "\(encrypt.stderr)")
+    let decrypt = try await Programs.run(
+      ["systemd-creds", "decrypt", "--name=\(file)", sealed, credentials.appendingPathComponent(file).path],
+      environment: environment)
+    #expect(decrypt.status == 0, "\(decrypt.stderr)")
+    let systemd = try await PrivateSession.probe(
+      .noBus, environment: ["CREDENTIALS_DIRECTORY": credentials.path], ["read", "svc", "alice"])
+    #expect(systemd.lines == ["ok from-systemd"], "\(systemd.stderr)")
+
+    // A container: /run/secrets, on a tmpfs of a mount namespace of its own.
+    if getuid() == 0, (try? await Programs.run(["unshare", "--mount", "true"]))?.status == 0 {
+      let script = """
+        mount -t tmpfs -o mode=0755 tmpfs /run && mkdir /run/secrets && printf %s from-container >/run/secrets/\(file) \
+        && exec "$0" read svc alice
+        """
+      let container = try await Programs.run([
+        "unshare", "--mount", "--propagation", "private", "sh", "-c", script, probe,
+      ])
+      #expect(container.lines == ["ok from-container"], "\(container.stderr)")
+    } else {
+      print("skipped the container: this system does not permit mount namespaces (unshare), so no /run/secrets")
+    }
+
+    // An SSH session: SPLINT_CREDENTIAL_STORES names the kernel keyring, which holds the token (a user namespace and
+    // session keyring of its own, so no keyring of this machine's is touched).
+    if (try? await Programs.run(["unshare", "--user", "--map-root-user", "keyctl", "show", "@s"]))?.status == 0 {
+      let script =
+        #"printf %s from-kernel | keyctl padd user splint:svc:alice "$(keyctl get_persistent @s)" >/dev/null && exec "$0" read svc alice"#
+      environment["SPLINT_CREDENTIAL_STORES"] = "kernel-keyring"
+      let kernel = try await Programs.run(
+        ["unshare", "--user", "--map-root-user", "keyctl", "session", "-", "sh", "-c", script, probe],
+        environment: environment)
+      #expect(kernel.lines == ["ok from-kernel"], "\(kernel.stderr)")
+    } else {
+      print("skipped the kernel keyring: keyctl is refused here (a seccomp filter, or no user namespaces)")
+    }
+  }
 }
