@@ -64,7 +64,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SecretsProbe",
-      dependencies: ["SplintSecrets", "TestSupport"],
+      dependencies: ["SplintSecrets", "SplintSecretsTesting", "TestSupport"],
       path: "Tests/SecretsProbe"
     ),
     .target(name: "TestSupport", dependencies: processes, path: "Tests/TestSupport"),

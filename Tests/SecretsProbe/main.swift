@@ -5,6 +5,7 @@
 //   SecretsProbe STEP...
 //   read S A | read-data S A | save S A TEXT | save-hex S A HEX | save-labelled S A LABEL TEXT | delete S A
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
+//   conformance  (CredentialStoreConformance on the store; `ok conforms`, or the rules broken on standard error)
 //   cycle N S A  (N rounds of save, read and delete of 4 KiB; prints the growth of the resident set in KiB)
 //   store NAME   (the store the steps after it use: default, the default store; secret-service; systemd;
 //                 containers; kernel-persistent, kernel-user or kernel-session; or a directory of delivered
@@ -17,6 +18,7 @@
 
 import Foundation
 import SplintSecrets
+import SplintSecretsTesting
 import TestSupport
 
 @main
@@ -42,6 +44,7 @@ struct SecretsProbe {
   static let arity = [
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
     "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1, "cycle": 3,
+    "conformance": 0,
   ]
 
   /// The store a `store NAME` step names.
@@ -112,6 +115,14 @@ struct SecretsProbe {
     case "read-timeout":
       let store = SecretServiceStore(timeout: .milliseconds(Int(a[0]) ?? 0))
       return "ok \(try Credential(service: a[1], account: a[2], store: store).read() ?? "nil")"
+    case "conformance":
+      do {
+        try CredentialStoreConformance(store: store).run()
+        return "ok conforms"
+      } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        return "error conformance"
+      }
     case "cycle":
       return "ok \(try cycle(Int(a[0]) ?? 0, Credential(service: a[1], account: a[2], store: store)))"
     default:

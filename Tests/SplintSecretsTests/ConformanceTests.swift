@@ -2,6 +2,7 @@ import Foundation
 import SplintSecrets
 import SplintSecretsTesting
 import Synchronization
+import TestSupport
 import Testing
 
 /// Every store of SplintSecrets keeps the one contract `CredentialStoreConformance` checks, and the check finds a
@@ -13,6 +14,41 @@ import Testing
 
   @Test func secretServiceStore() throws {
     try CredentialStoreConformance(store: SecretServiceStore.shared).run()
+  }
+
+  @Test("delivered secrets: a directory as systemd and Docker fill it")
+  func deliveredStore() throws {
+    let scratch = Scratch()
+    let directory = scratch.url("delivered")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let delivered = ["alice": Data([0, 1, 2, 0]), "bob": Data("token\n".utf8)]
+    for (account, secret) in delivered {
+      let file = directory.appendingPathComponent(DeliveredCredentialStore.fileName(service: "svc", account: account))
+      try secret.write(to: file)
+      chmod(file.path, 0o400)
+    }
+    let store = DeliveredCredentialStore(directory: directory)
+    try CredentialStoreConformance(store: store, service: "svc", delivered: delivered).run()
+  }
+
+  @Test("the kernel keyring, persistent and session, in a user namespace and session keyring of their own")
+  func kernelKeyringStore() async throws {
+    guard (try? await Programs.run(["unshare", "--user", "--map-root-user", "keyctl", "show", "@s"]))?.status == 0
+    else {
+      print("skipped: keyctl is refused here (a seccomp filter, or no user namespaces)")
+      return
+    }
+    for keyring in ["kernel-persistent", "kernel-session"] {
+      var environment = ProcessInfo.processInfo.environment
+      environment["SPLINT_PROBE_STORE"] = keyring
+      let output = try await Programs.run(
+        [
+          "unshare", "--user", "--map-root-user", "keyctl", "session", "-", Programs.helper("SecretsProbe"),
+          "conformance",
+        ],
+        environment: environment)
+      #expect(output.lines == ["ok conforms"], "\(keyring): \(output.stderr)")
+    }
   }
 
   @Test func chainOfAReadOnlyAndAWritableStore() throws {
