@@ -29,12 +29,13 @@ let package = Package(
     ),
     // add_key(2) and keyctl(2), which Swift cannot call through the variadic syscall(2), for KernelKeyringStore.
     .target(name: "CKeyring"),
+    .target(name: "SplintSystemCalls"),
     .target(
       name: "SplintSecrets",
-      dependencies: ["CLibSecret", "CKeyring"]
+      dependencies: ["CLibSecret", "SplintSystemCalls", "CKeyring"]
     ),
     .target(name: "SplintSecretsTesting", dependencies: ["SplintSecrets"]),
-    .target(name: "SplintSettings"),
+    .target(name: "SplintSettings", dependencies: ["SplintSystemCalls"]),
     .executableTarget(
       name: "splintctl",
       dependencies: [
@@ -79,7 +80,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintSettingsTests",
-      dependencies: ["SplintSettings", "SettingsProbe", "TestSupport"]
+      dependencies: ["SplintSettings", "SplintSystemCalls", "SettingsProbe", "TestSupport"]
     ),
     .testTarget(
       name: "SplintctlTests",

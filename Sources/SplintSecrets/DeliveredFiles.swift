@@ -4,13 +4,14 @@
 
 import Foundation
 import Glibc
+import SplintSystemCalls
 
 /// A failed system call on a delivered file or its directory, or a file that cannot be a secret.
 enum DeliveredFileError: Error, Equatable, CustomStringConvertible {
   /// `operation` on `path` failed with errno `code`.
   case system(operation: String, path: String, code: Int32)
   /// `path` is not a regular file but `kind`.
-  case notRegular(path: String, kind: DeliveredFileKind)
+  case notRegular(path: String, kind: FileKind)
   /// `path` holds more than `limit` bytes.
   case tooLarge(path: String, limit: Int)
 
@@ -25,41 +26,13 @@ enum DeliveredFileError: Error, Equatable, CustomStringConvertible {
   }
 }
 
-/// What a path names when it is not a regular file.
-enum DeliveredFileKind: Sendable, Equatable, CustomStringConvertible {
-  case directory, fifo, socket, device
-
-  /// The kind of file `mode` (from stat) describes, or nil for a regular file.
-  init?(mode: mode_t) {
-    switch mode & S_IFMT {
-    case S_IFREG: return nil
-    case S_IFDIR: self = .directory
-    case S_IFIFO: self = .fifo
-    case S_IFSOCK: self = .socket
-    default: self = .device  // S_IFCHR or S_IFBLK: stat follows links, so nothing else is left
-    }
-  }
-
-  var description: String {
-    switch self {
-    case .directory: "a directory"
-    case .fifo: "a FIFO (named pipe)"
-    case .socket: "a socket"
-    case .device: "a device"
-    }
-  }
-}
-
 enum DeliveredFiles {
   /// Runs a system call that returns -1 and sets errno on failure, again while a signal interrupts it.
   @discardableResult
   private static func retrying<T: SignedInteger>(
     _ operation: String, _ path: String, _ call: () -> T
   ) throws(DeliveredFileError) -> T {
-    var result = call()
-    while result == -1, errno == EINTR { result = call() }
-    if result == -1 { throw .system(operation: operation, path: path, code: errno) }
-    return result
+    try SystemCall.retrying(call) { DeliveredFileError.system(operation: operation, path: path, code: $0) }
   }
 
   /// The bytes of the regular file at `path`, following symbolic links, or nil when nothing is there (a dangling
@@ -81,7 +54,7 @@ enum DeliveredFiles {
     defer { close(descriptor) }
     var status = stat()
     try retrying("stat", path) { fstat(descriptor, &status) }
-    if let kind = DeliveredFileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
+    if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
     if status.st_size > limit { throw .tooLarge(path: path, limit: limit) }
     return try readAll(descriptor, path, limit: limit)
   }
@@ -106,9 +79,9 @@ enum DeliveredFiles {
   }
 
   /// What is at `path`, following links, when it is not a regular file; nil for a regular file or nothing.
-  private static func kind(at path: String) -> DeliveredFileKind? {
+  private static func kind(at path: String) -> FileKind? {
     var status = stat()
-    return stat(path, &status) == 0 ? DeliveredFileKind(mode: status.st_mode) : nil
+    return stat(path, &status) == 0 ? FileKind(mode: status.st_mode) : nil
   }
 
   /// Whether anything is at `path`, following links (false for a dangling link).

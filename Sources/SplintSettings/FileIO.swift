@@ -4,6 +4,7 @@
 
 import Foundation
 import Glibc
+import SplintSystemCalls
 
 /// A failed system call: which one, on what, and errno; or a path that is not a regular file.
 struct FileIOError: Error, Equatable, CustomStringConvertible {
@@ -49,33 +50,6 @@ struct Ownership: Equatable, Sendable {
   let mode: mode_t
 }
 
-/// What a path names when it is not a regular file.
-enum FileKind: Sendable, Equatable, CustomStringConvertible {
-  case directory, fifo, socket, characterDevice, blockDevice
-
-  /// The kind of file `mode` (from stat) describes, or nil for a regular file.
-  init?(mode: mode_t) {
-    switch mode & S_IFMT {
-    case S_IFREG: return nil
-    case S_IFDIR: self = .directory
-    case S_IFIFO: self = .fifo
-    case S_IFSOCK: self = .socket
-    case S_IFBLK: self = .blockDevice
-    default: self = .characterDevice  // S_IFCHR: stat follows links, so nothing else is left
-    }
-  }
-
-  var description: String {
-    switch self {
-    case .directory: "a directory"
-    case .fifo: "a FIFO (named pipe)"
-    case .socket: "a socket"
-    case .characterDevice: "a character device"
-    case .blockDevice: "a block device"
-    }
-  }
-}
-
 /// What identifies one version of a file: a rename swaps the inode, an edit in place changes size or times.
 struct FileIdentity: Equatable, Sendable {
   let device: UInt64
@@ -105,10 +79,7 @@ enum FileIO {
   private static func retrying<T: SignedInteger>(
     _ operation: String, _ path: String, _ call: () -> T
   ) throws(FileIOError) -> T {
-    var result = call()
-    while result == -1, errno == EINTR { result = call() }
-    if result == -1 { throw FileIOError(operation: operation, path: path, code: errno) }
-    return result
+    try SystemCall.retrying(call) { FileIOError(operation: operation, path: path, code: $0) }
   }
 
   // MARK: - Reading

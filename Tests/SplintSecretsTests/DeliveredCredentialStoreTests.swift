@@ -327,7 +327,7 @@ import Testing
     try FileManager.default.createDirectory(atPath: path("directory"), withIntermediateDirectories: false)
     #expect(refusal("directory")?.contains("\(path("directory")) is a directory, not a regular file.") == true)
     try link(URL(fileURLWithPath: path("device")), to: "/dev/null")
-    #expect(refusal("device")?.contains("\(path("device")) is a device, not a regular file.") == true)
+    #expect(refusal("device")?.contains("\(path("device")) is a character device, not a regular file.") == true)
     let bind = try await Programs.run([
       Programs.python, "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path("socket"),
     ])

@@ -1,4 +1,5 @@
 import Foundation
+import SplintSystemCalls
 import TestSupport
 import Testing
 
