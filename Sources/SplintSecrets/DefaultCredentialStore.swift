@@ -1,4 +1,5 @@
 public import Foundation
+import SplintSystemCalls
 import Synchronization
 
 /// The store a ``Credential`` uses when you name none: a chain (see ``ChainedCredentialStore``) that reads a
@@ -76,7 +77,7 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
   ///
   /// - Throws: ``CredentialError/invalidConfiguration(_:)`` when ``environmentVariable`` names an unknown store.
   public func chain() throws(CredentialError) -> ChainedCredentialStore {
-    let setting = ProcessInfo.processInfo.environment[Self.environmentVariable]
+    let setting = SystemCall.environment(Self.environmentVariable)
     let names = parsed.withLock { parsed in
       if let parsed, parsed.setting == setting { return parsed.names }
       let names = Result { () throws(CredentialError) in
@@ -102,9 +103,7 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
     let stores = names.flatMap { name -> [any CredentialStore] in
       switch name {
       case .delivered:
-        [DeliveredCredentialStore.systemd, DeliveredCredentialStore.containerSecrets].filter {
-          $0.availability().isAvailable
-        }
+        [DeliveredCredentialStore.systemd, DeliveredCredentialStore.containerSecrets].filter(\.isSetUp)
       case .store(let store): [store]
       }
     }

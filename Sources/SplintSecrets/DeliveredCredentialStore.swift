@@ -1,4 +1,5 @@
 public import Foundation
+import SplintSystemCalls
 
 /// A read-only ``CredentialStore`` of secrets that something else delivers as files, one file per credential: systemd
 /// credentials, container secrets, a Kubernetes secret volume, a Vault or OpenBao Agent template.
@@ -68,7 +69,7 @@ public final class DeliveredCredentialStore: CredentialStore {
   ///   `LoadCredential=api-token:/etc/api/token`.
   public static func systemd(fileNames: [Key: String]) -> DeliveredCredentialStore {
     DeliveredCredentialStore(
-      source: .systemd { DeliveredFiles.environment("CREDENTIALS_DIRECTORY") }, fileNames: fileNames)
+      source: .systemd { SystemCall.environment("CREDENTIALS_DIRECTORY") }, fileNames: fileNames)
   }
 
   /// Container secrets: the files in `/run/secrets`, where Docker Swarm services and Docker Compose mount the
@@ -283,6 +284,15 @@ public final class DeliveredCredentialStore: CredentialStore {
   }
 
   // MARK: - Directories and errors
+
+  /// Whether this source is set up here, told without making an error: for systemd, `$CREDENTIALS_DIRECTORY` is set;
+  /// otherwise the directory exists. ``DefaultCredentialStore`` asks at every call, on the path a daemon repeats.
+  var isSetUp: Bool {
+    switch source {
+    case .systemd(let current): current().map { !$0.isEmpty && DeliveredFiles.exists($0) } ?? false
+    case .containers(let directory), .directory(let directory): DeliveredFiles.exists(directory)
+    }
+  }
 
   /// The directory now: for ``systemd``, `$CREDENTIALS_DIRECTORY` as the environment has it at this call.
   private func directory() throws(CredentialError) -> String {

@@ -115,9 +115,4 @@ enum DeliveredFiles {
     guard let directory else { throw .system(operation: "list", path: path, code: errno) }
     return directory
   }
-
-  /// The environment variable `name` as it is now, or nil when it is unset.
-  static func environment(_ name: String) -> String? {
-    getenv(name).map { String(cString: $0) }
-  }
 }

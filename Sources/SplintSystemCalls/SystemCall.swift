@@ -19,4 +19,10 @@ package enum SystemCall {
     if result == -1 { throw failure(errno) }
     return result
   }
+
+  /// The value of the environment variable `name` now: one `getenv`, not the whole environment that
+  /// `ProcessInfo.processInfo.environment` builds at every use (tens of microseconds, on a path a daemon repeats).
+  package static func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+  }
 }
