@@ -26,7 +26,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   /// A chain of `stores`, asked in this order.
   ///
   /// - Parameters:
-  ///   - stores: The stores. Not empty.
+  ///   - stores: The stores.
   ///   - skippingUnavailable: Whether reads pass over a store that cannot be reached here, to a later store that has
   ///     the secret (its error is
   ///     ``CredentialError/noSessionBus``, ``CredentialError/serviceUnavailable``,

@@ -33,8 +33,9 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   /// Names a secret. Nothing is read or written until you call a method, and the arguments are checked then.
   ///
   /// - Parameters:
-  ///   - service: The program, site or API the secret belongs to. Not empty.
-  ///   - account: Whose secret it is. Not empty.
+  ///   - service: The program, site or API the secret belongs to.
+  ///   - account: Whose secret it is. Empty is a name too: go-keyring programs keep a service's default item under
+  ///     an empty user (the GitHub CLI's token, under service `gh:github.com`).
   ///   - label: What keyring managers such as Seahorse show for the item; nil for the usual
   ///     `Password for '<account>' on '<service>'`.
   ///   - store: Where the secret is kept. Pass an ``InMemoryCredentialStore`` in tests.
@@ -68,7 +69,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
 
   /// Stores `secret` as text (`text/plain`), replacing what was stored before.
   ///
-  /// - Throws: ``CredentialError/invalidArgument(_:)`` for an empty service or account, and the other
+  /// - Throws: ``CredentialError/invalidArgument(_:)`` for a NUL character in a name or an empty label, and the other
   ///   ``CredentialError``s when the secret could not be stored; nothing was changed then.
   public func save(_ secret: String) throws(CredentialError) {
     try save(Data.wiping(utf8: secret), as: .text)
@@ -76,7 +77,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
 
   /// Stores `secret` as bytes (`application/octet-stream`), replacing what was stored before.
   ///
-  /// - Throws: ``CredentialError/invalidArgument(_:)`` for an empty service or account, and the other
+  /// - Throws: ``CredentialError/invalidArgument(_:)`` for a NUL character in a name or an empty label, and the other
   ///   ``CredentialError``s when the secret could not be stored; nothing was changed then.
   public func save(_ secret: Data) throws(CredentialError) {
     try save(secret, as: .binary)
@@ -99,7 +100,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
   /// The accounts that have a secret stored under `service`, sorted.
   ///
   /// - Parameters:
-  ///   - service: The service name to list. Not empty.
+  ///   - service: The service name to list.
   ///   - store: Where to look.
   /// - Throws: ``CredentialError/locked`` when a matching item's keyring is locked, and the other
   ///   ``CredentialError``s when the Secret Service cannot be reached.
@@ -216,20 +217,19 @@ extension Credential {
   /// The label new items get.
   var itemLabel: String { label ?? "Password for '\(account)' on '\(service)'" }
 
+  /// An empty service or account is a name like any other: libsecret, secret-tool, Python keyring and go-keyring
+  /// store and match it (the GitHub CLI keeps its token under an empty user), and gnome-keyring matches it. An empty
+  /// label is not: pass nil for the usual one.
   private func validate() throws(CredentialError) {
     try Self.validate(service, as: "service name")
     try Self.validate(account, as: "account")
     if let label {
-      try Self.validate(label, as: "label", remedy: "Pass nil to get the usual label.")
+      if label.isEmpty { throw .invalidArgument("The label is empty. Pass nil to get the usual label.") }
+      try Self.validate(label, as: "label")
     }
   }
 
-  private static func validate(
-    _ value: String, as name: String, remedy: String = "Name it, for example after your program or user."
-  ) throws(CredentialError) {
-    if value.isEmpty {
-      throw .invalidArgument("The \(name) is empty, and the Secret Service cannot match an empty one. \(remedy)")
-    }
+  private static func validate(_ value: String, as name: String) throws(CredentialError) {
     if value.utf8.contains(0) {
       throw .invalidArgument("The \(name) contains a NUL character, which the Secret Service cannot store. Remove it.")
     }

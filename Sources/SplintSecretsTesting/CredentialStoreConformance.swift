@@ -18,7 +18,8 @@ public import SplintSecrets
 /// and name them in `delivered`; the check reads them and checks that saving and deleting are refused.
 ///
 /// The rules: a secret that is not there reads as nil; text and bytes (NUL included) come back exactly; a save
-/// replaces; deleting twice succeeds; accounts come sorted, without duplicates; a read-only store refuses to save
+/// replaces; an empty account is a name like any other; deleting twice succeeds; accounts come sorted, without
+/// duplicates; a read-only store refuses to save
 /// and delete with ``SplintSecrets/CredentialError/readOnly(store:remedy:)``; checking availability writes nothing.
 public struct CredentialStoreConformance: Sendable {
   /// The rules a store broke, each with what happened.
@@ -84,9 +85,13 @@ public struct CredentialStoreConformance: Sendable {
     try save(Data("first".utf8), .text, as: "text")
     check(try read("text") == Data("first".utf8), "a save does not replace the secret before it")
     try save(Data("c".utf8), .text, as: "c")
+    try save(Data("default".utf8), .text, as: "")
+    check(try read("") == Data("default".utf8), "an empty account (a service's default item) does not come back")
     let accounts = try store.accounts(service: service)
-    check(accounts == ["bytes", "c", "text"], "accounts are not sorted and unique: \(accounts), not [bytes, c, text]")
-    for account in ["text", "bytes", "c"] { try store.deleteSecret(for: credential(account)) }
+    check(
+      accounts == ["", "bytes", "c", "text"],
+      "accounts are not sorted and unique: \(accounts), not [\"\", bytes, c, text]")
+    for account in ["text", "bytes", "c", ""] { try store.deleteSecret(for: credential(account)) }
     check(try read("text") == nil, "a deleted secret still reads")
     do {
       try store.deleteSecret(for: credential("text"))

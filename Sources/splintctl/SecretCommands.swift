@@ -195,9 +195,6 @@ struct SecretCommand: AsyncParsableCommand {
     @OptionGroup var identity: Identity
 
     func run() throws {
-      guard !identity.service.isEmpty, !identity.account.isEmpty else {
-        throw failure("the service and the account must not be empty.", ExitStatus.usage)
-      }
       do {
         let chain = try DefaultCredentialStore.shared.chain()
         let credential = Credential(service: identity.service, account: identity.account, store: chain)

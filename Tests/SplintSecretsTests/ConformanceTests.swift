@@ -73,7 +73,8 @@ import Testing
         "- text does not come back exactly",
         "- bytes (with NUL) do not come back byte for byte",
         "- a save does not replace the secret before it",
-        "- accounts are not sorted and unique: [\"b\", \"a\", \"a\"], not [bytes, c, text]",
+        "- an empty account (a service's default item) does not come back",
+        "- accounts are not sorted and unique: [\"b\", \"a\", \"a\"], not [\"\", bytes, c, text]",
         "- a deleted secret still reads",
         "- deleting a secret that is not there fails: \(CredentialError.locked)",
         "- accounts are left after every secret was deleted",
@@ -121,7 +122,7 @@ private final class BrokenStore: CredentialStore {
       $0.deletes += 1
       return $0.deletes
     }
-    if call == 4 { throw .locked }
+    if call == 5 { throw .locked }
   }
   func accounts(service: String) throws(CredentialError) -> [String] {
     let call = calls.withLock {

@@ -14,8 +14,7 @@ import Testing
 
   @Test(
     arguments: [
-      ("", "alice", nil), ("svc", "", nil), ("s\u{0}vc", "alice", nil), ("svc", "al\u{0}ice", nil),
-      ("svc", "alice", ""), ("svc", "alice", "la\u{0}bel"),
+      ("s\u{0}vc", "alice", nil), ("svc", "al\u{0}ice", nil), ("svc", "alice", ""), ("svc", "alice", "la\u{0}bel"),
     ] as [(String, String, String?)])
   func invalidArgumentsAreRejectedBeforeAnyStoreCall(service: String, account: String, label: String?) async {
     let credential = Credential(service: service, account: account, label: label, store: unreachable)
@@ -40,7 +39,7 @@ import Testing
 
   @Test func invalidServiceNamesAreRejectedWhenListing() async {
     let reasons = [
-      #expect(throws: CredentialError.self) { try Credential.accounts(service: "", store: unreachable) },
+      #expect(throws: CredentialError.self) { try Credential.accounts(service: "\u{0}", store: unreachable) },
       await #expect(throws: CredentialError.self) {
         try await Credential.accounts(service: "a\u{0}", store: unreachable)
       },

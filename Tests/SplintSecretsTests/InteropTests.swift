@@ -79,4 +79,29 @@ struct InteropTests {
     try await Credential(service: service, account: "alice").save("a")
     #expect(try await Credential.accounts(service: service) == ["alice", "bob", "carol"])
   }
+
+  @Test("an empty account, as go-keyring programs use for a service's default item, works both ways with every tool")
+  func emptyAccount() async throws {
+    try await SecretTool.store(service: service, account: "", secret: "from secret-tool", label: "Default")
+    #expect(try await Credential(service: service, account: "").read() == "from secret-tool")
+    try await Credential(service: service, account: "").save("from Splint")
+    #expect(try await SecretTool.lookup(service: service, account: "") == "from Splint")
+    #expect(try await PythonKeyring.getPassword(service: service, account: "") == "from Splint")
+    try await PythonKeyring.setPassword(service: service, account: "", secret: "from Python")
+    #expect(try await Credential(service: service, account: "").read() == "from Python")
+    try await Credential(service: service, account: "alice").save("a")
+    #expect(try await Credential.accounts(service: service) == ["", "alice"])
+    try await Credential(service: service, account: "").delete()
+    #expect(try await SecretTool.lookup(service: service, account: "") == nil)
+    #expect(try await PythonKeyring.getPassword(service: service, account: "") == nil)
+  }
+
+  @Test("an empty service is a name too: gnome-keyring and secret-tool store and match it")
+  func emptyService() async throws {
+    let account = "splint-\(UUID().uuidString)"
+    try await SecretTool.store(service: "", account: account, secret: "under no service", label: "x")
+    #expect(try await Credential(service: "", account: account).read() == "under no service")
+    try await Credential(service: "", account: account).delete()
+    #expect(try await SecretTool.lookup(service: "", account: account) == nil)
+  }
 }
