@@ -61,6 +61,9 @@ struct SecretCommand: AsyncParsableCommand {
     @Flag(help: "Store standard input byte for byte, as application/octet-stream.")
     var binary = false
 
+    @Flag(help: "Store an empty secret when standard input is empty, rather than refuse (as a script may mean to).")
+    var allowEmpty = false
+
     @OptionGroup var choice: StoreChoice
 
     func run() throws {
@@ -73,9 +76,10 @@ struct SecretCommand: AsyncParsableCommand {
         secret.removeLast()
         if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
       }
-      guard !secret.isEmpty else {
+      guard !secret.isEmpty || allowEmpty else {
         throw failure(
-          "nothing to store: standard input was empty. Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret store ...",
+          "nothing to store: standard input was empty. Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret "
+            + "store ..., or store an empty secret with --allow-empty.",
           ExitStatus.usage)
       }
       do {
