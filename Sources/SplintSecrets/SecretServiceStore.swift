@@ -64,6 +64,39 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// "Secret Service".
   public var name: String { "Secret Service" }
 
+  /// The items, in every collection, whose attributes include `attributes`, as `secret-tool search` finds them:
+  /// items any program stored (git's credential helper, NetworkManager, a browser), with what they say about
+  /// themselves and without their secrets. Shows no prompt.
+  ///
+  /// - Parameter attributes: One or more attribute names and values, all of which an item must have.
+  /// - Throws: ``CredentialError/invalidArgument(_:)`` for no attribute or a NUL character, and the other
+  ///   ``CredentialError``s when the Secret Service cannot be reached.
+  public func items(matching attributes: [String: String]) throws(CredentialError) -> [SecretServiceItem] {
+    if attributes.isEmpty { throw .invalidArgument("Name at least one attribute to match.") }
+    if attributes.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+      throw .invalidArgument("An attribute contains a NUL character, which the Secret Service cannot match. Remove it.")
+    }
+    return try perform(LibSecretCall()) { service, call throws(CredentialError) in
+      var items: [SecretServiceItem] = []
+      for path in try service.search(attributes, call: call).all {
+        items.append(try service.item(at: path, call: call))
+      }
+      return items.sorted { ($0.label, $0.path) < ($1.label, $1.path) }
+    }
+  }
+
+  /// The secret of `item`, read now; nil when the item is gone. A locked item's keyring is unlocked first, which
+  /// may show a prompt (it may have been locked since it was found).
+  ///
+  /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when its keyring stays locked, and
+  ///   the other ``CredentialError``s when the Secret Service cannot be reached.
+  public func secret(of item: SecretServiceItem) throws(CredentialError) -> Data? {
+    try perform(LibSecretCall()) { service, call throws(CredentialError) in
+      try self.unlock([item.path], service, call)  // at once when it is not locked
+      return try service.secret(of: item.path, call: call)
+    }
+  }
+
   /// Probes the session bus, the provider, and the default collection and its lock. Writes nothing, shows no
   /// prompt, and starts a D-Bus-activatable provider if one is installed, as any call would.
   public func availability() -> CredentialAvailability {

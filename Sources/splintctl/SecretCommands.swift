@@ -14,7 +14,7 @@ struct SecretCommand: AsyncParsableCommand {
       go-keyring write them, so `splintctl secret read S U` reads what `secret-tool store service S username U` \
       stored, and the reverse.
       """,
-    subcommands: [Store.self, Read.self, Delete.self, List.self, Status.self, Which.self]
+    subcommands: [Store.self, Read.self, Delete.self, List.self, Status.self, Which.self, Search.self]
   )
 
   struct Identity: ParsableArguments {
@@ -208,6 +208,55 @@ struct SecretCommand: AsyncParsableCommand {
             ExitStatus.absent)
         }
         Output.line(store.name)
+      } catch let error as CredentialError {
+        throw failure(error.description, error.status)
+      }
+    }
+  }
+
+  struct Search: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List the Secret Service's items whose attributes match, whatever program stored them.",
+      discussion: """
+        As `secret-tool search` finds them: items of git's credential helper (attributes protocol, server, user), \
+        NetworkManager, browsers. Each item's label, times, lock, schema and attributes are printed; its secret only \
+        with --secret. Exits with status 1 when no item matches.
+        """)
+
+    @Argument(help: ArgumentHelp("Attribute names and values, in pairs: all must match.", valueName: "attribute value"))
+    var pairs: [String] = []
+
+    @Flag(help: "Print each item's secret too (unlocking its keyring, which may ask).")
+    var secret = false
+
+    func validate() throws {
+      guard !pairs.isEmpty, pairs.count.isMultiple(of: 2) else {
+        throw ValidationError("Give attributes and values in pairs: splintctl secret search server example.com")
+      }
+    }
+
+    func run() throws {
+      let attributes = Dictionary(
+        stride(from: 0, to: pairs.count, by: 2).map { (pairs[$0], pairs[$0 + 1]) }, uniquingKeysWith: { $1 })
+      do {
+        let items = try SecretServiceStore.shared.items(matching: attributes)
+        guard !items.isEmpty else { throw failure("no item matches.", ExitStatus.absent) }
+        for (index, item) in items.enumerated() {
+          if index > 0 { Output.line("") }
+          Output.line("[\(item.path)]")
+          Output.line("label = \(item.label)")
+          Output.line("created = \(item.created.formatted(.iso8601))")
+          Output.line("modified = \(item.modified.formatted(.iso8601))")
+          Output.line("locked = \(item.isLocked ? "yes" : "no")")
+          if let schema = item.schema { Output.line("schema = \(schema)") }
+          for (name, value) in item.attributes.sorted(by: { $0.key < $1.key }) where name != "xdg:schema" {
+            Output.line("attribute.\(name) = \(value)")
+          }
+          if secret {
+            let value = try SecretServiceStore.shared.secret(of: item)
+            Output.line("secret = \(value.map { String(decoding: $0, as: UTF8.self) } ?? "")")
+          }
+        }
       } catch let error as CredentialError {
         throw failure(error.description, error.status)
       }

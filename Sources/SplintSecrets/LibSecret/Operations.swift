@@ -112,6 +112,22 @@ extension SecretServiceConnection {
     try property("Attributes", of: item, in: SecretServiceAPI.item, type: "a{ss}", call: call).stringDictionary
   }
 
+  /// What the item at `item` says about itself: label, attributes, times and lock, never its secret.
+  func item(at item: String, call: LibSecretCall) throws(CredentialError) -> SecretServiceItem {
+    let seconds = { (name: String) throws(CredentialError) -> Date in
+      Date(
+        timeIntervalSince1970: TimeInterval(
+          try self.property(name, of: item, in: SecretServiceAPI.item, type: "t", call: call).unsigned))
+    }
+    return SecretServiceItem(
+      path: item,
+      label: try property("Label", of: item, in: SecretServiceAPI.item, type: "s", call: call).string,
+      attributes: try attributes(of: item, call: call),
+      created: try seconds("Created"),
+      modified: try seconds("Modified"),
+      isLocked: try property("Locked", of: item, in: SecretServiceAPI.item, type: "b", call: call).boolean)
+  }
+
   /// The object path of the collection the `default` alias points to, or nil when it points nowhere.
   func defaultCollection(call: LibSecretCall) throws(CredentialError) -> String? {
     let reply = try callMethod(

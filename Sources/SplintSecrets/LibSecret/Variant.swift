@@ -82,6 +82,9 @@ extension Variant {
   /// The value of a boolean.
   var boolean: Bool { g_variant_get_boolean(raw) != 0 }
 
+  /// The value of an unsigned 64-bit integer (`t`).
+  var unsigned: UInt64 { UInt64(g_variant_get_uint64(raw)) }
+
   /// The value inside a box of type `v`.
   var unboxed: Variant { Variant(taking: g_variant_get_variant(raw)) }
 
