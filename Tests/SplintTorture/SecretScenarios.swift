@@ -220,7 +220,8 @@ func security(_ scratch: Scratch) async -> Outcome {
 
     // Failing commands say what failed, never with the secret.
     for arguments in [
-      ["secret", "store", "", "alice"], ["secret", "store", "torture.cli"], ["set", "--suite", "../x", "k", "v"],
+      ["secret", "store", "--store", "vault", "torture.cli", "alice"], ["secret", "store", "torture.cli"],
+      ["set", "--suite", "../x", "k", "v"],
     ] {
       let output = try await Programs.run([splintctl] + arguments, input: Data(secret.utf8))
       outcome.operations += 1
