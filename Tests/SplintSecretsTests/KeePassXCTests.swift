@@ -205,18 +205,28 @@ enum KeePassXC {
     let ready = exposed ? locked("false") : "! \(collections) | grep -q 'object path'"
     let start = """
       keepassxc --pw-stdin "$0" <<<'\(password)' >"$XDG_RUNTIME_DIR/keepassxc.log" 2>&1 &
+      keepassxc=$!
       for _ in $(seq 200); do \(collections) | grep -q 'object path' && break; sleep 0.05; done
       for _ in $(seq 200); do \(ready) && break; sleep 0.05; done
       if ! dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
         string:org.freedesktop.secrets | grep -q true || ! \(ready); then
         cat "$XDG_RUNTIME_DIR/keepassxc.log" >&2; exit \(notStarted)
       fi
-      exec env -u DISPLAY SPLINT_PROBE_STORE=secret-service "$@"
+      env -u DISPLAY SPLINT_PROBE_STORE=secret-service "$@"
+      status=$?
+      # KeePassXC ends before its display (killed: it may ask about unsaved changes on SIGTERM).
+      kill -KILL $keepassxc; wait $keepassxc
+      exit $status
       """
     let output = try await Programs.run(
       ["xvfb-run", "-a", "dbus-run-session", "--config-file=\(bus.path)", "--", "bash", "-c", start, database]
         + [Programs.helper("SecretsProbe")] + steps,
       environment: environment)
+    // xvfb-run stops Xvfb without waiting for it: give it the time to remove its lock file in /tmp before the
+    // sandbox ends whatever is left.
+    for _ in 0..<100 where !Sandbox.processes(naming: sandbox.root).isEmpty {
+      try await Task.sleep(for: .milliseconds(20))
+    }
     guard output.status != notStarted else {
       print("KeePassXCTests: skipped, KeePassXC did not start its Secret Service here: \(output.stderr)")
       return nil
