@@ -1,0 +1,242 @@
+import Foundation
+import TestSupport
+import Testing
+import splintctl
+
+/// SecretServiceStore against a second real Secret Service provider: KeePassXC, with its Secret Service
+/// integration on, a throw-away database unlocked at start, on a virtual X display (xvfb-run) and a private D-Bus
+/// session of its own, with throw-away HOME and XDG directories. Skipped where KeePassXC or xvfb-run is missing.
+@Suite(
+  "KeePassXC as the Secret Service, in a private D-Bus session",
+  .enabled(if: KeePassXC.missing == nil, "KeePassXC or xvfb-run is not installed: apt-get install keepassxc xvfb"))
+struct KeePassXCTests {
+  @Test("CredentialStoreConformance passes against KeePassXC")
+  func conformance() async throws {
+    guard let output = try await KeePassXC.probe(["availability", "conformance"]) else { return }
+    #expect(output.lines == ["ok available", "ok conforms"], "\(output.stderr)")
+  }
+
+  @Test("binary secrets with NUL bytes round-trip, as do text secrets")
+  func binaryAndText() async throws {
+    guard
+      let output = try await KeePassXC.probe([
+        "save-hex", "svc", "bin", "00ff0041000a",
+        "read-data", "svc", "bin",
+        "save", "svc", "text", "pässwörd with spaces",
+        "read", "svc", "text",
+        "accounts", "svc",
+        "delete", "svc", "bin",
+        "read-data", "svc", "bin",
+      ])
+    else { return }
+    #expect(
+      output.lines == [
+        "ok", "ok 00ff0041000a", "ok", "ok pässwörd with spaces", "ok bin,text", "ok", "ok nil",
+      ], "\(output.stderr)")
+  }
+
+  @Test("KeePass placeholders in a secret: KeePassXC resolves them, so they do not read back verbatim")
+  func placeholders() async throws {
+    // KeePassXC 2.7.4 resolves placeholders (`{REF:…}`, `{USERNAME}`) in the secrets it returns: to nothing here,
+    // as there is no such entry and no UserName attribute. For a `{REF:…}` secret it also completes the CreateItem
+    // prompt as dismissed although it created the item, which reaches callers as `locked` (headless, a dismissed
+    // prompt is a keyring that stays locked). Both are KeePassXC's doing; the bytes on the bus are the secret's.
+    let reference = "{REF:T@I:abc}"
+    let hex = Array(reference.utf8).map { String(format: "%02x", $0) }.joined()
+    guard
+      let output = try await KeePassXC.probe([
+        "save", "svc", "ref", reference,
+        "accounts", "svc",
+        "read", "svc", "ref",
+        "save-hex", "svc", "raw", hex,
+        "read-data", "svc", "raw",
+        "save", "svc", "user", "{USERNAME}",
+        "read", "svc", "user",
+      ])
+    else { return }
+    withKnownIssue("KeePassXC resolves placeholders in secrets, and reports a save of a reference dismissed") {
+      #expect(
+        output.lines == ["ok", "ok ref", "ok \(reference)", "ok", "ok \(hex)", "ok", "ok {USERNAME}"],
+        "\(output.stderr)")
+    }
+    #expect(
+      output.lines == ["error locked", "ok ref", "ok ", "error locked", "ok ", "ok", "ok "],
+      "the items are created all the same, and read back resolved to nothing: \(output.stderr)")
+  }
+
+  @Test("a locked database: availability says locked, and no secret is given away")
+  func locked() async throws {
+    // Not here: a save into the locked database. KeePassXC answers CreateItem with a prompt that opens its unlock
+    // dialog on the display it runs on, which waits for a person, as on a desktop.
+    guard
+      let output = try await KeePassXC.probe([
+        "save", "svc", "alice", "token",
+        "sh", KeePassXC.lock,
+        "availability",
+        "read", "svc", "alice",
+        "accounts", "svc",
+      ])
+    else { return }
+    #expect(output.lines.count == 5, "\(output.stderr)")
+    #expect(Array(output.lines.prefix(3)) == ["ok", "ok sh 0", "error locked"], "\(output.stderr)")
+    // A locked KeePassXC collection has no items at all (it lists them once unlocked), so a search finds nothing,
+    // where gnome-keyring finds locked items.
+    withKnownIssue("KeePassXC hides every item of a locked database, so reads find nothing instead of locked") {
+      #expect(Array(output.lines.dropFirst(3)) == ["error locked", "error locked"], "\(output.stderr)")
+    }
+    #expect(Array(output.lines.dropFirst(3)) == ["ok nil", "ok "], "read as absent: \(output.stderr)")
+  }
+
+  @Test("a database that exposes no group: no default collection to save in, and nothing to read")
+  func noDefaultCollection() async throws {
+    guard
+      let output = try await KeePassXC.probe(
+        exposed: false, ["availability", "save", "svc", "alice", "x", "read", "svc", "alice", "accounts", "svc"])
+    else { return }
+    #expect(
+      output.lines == ["error noDefaultCollection", "error noDefaultCollection", "ok nil", "ok "], "\(output.stderr)")
+  }
+}
+
+/// Starts KeePassXC for one test and runs `SecretsProbe` against it.
+enum KeePassXC {
+  /// The first program the suite needs that is not installed, if any.
+  static let missing: String? = ["keepassxc", "keepassxc-cli", "xvfb-run", "dbus-run-session", "dbus-send"].first {
+    tool in
+    !(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+      FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
+    }
+  }
+
+  static let password = "keepassxc-test-password"
+
+  /// The exit status of the start script when KeePassXC did not come up.
+  static let notStarted: Int32 = 77
+
+  /// Locks the database through the Secret Service: Lock answers with a prompt, which locks once prompted (and waited
+  /// for: KeePassXC ignores a Prompt call whose caller does not wait for the reply).
+  static let lock = """
+    p=$(dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+      org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/aliases/default \
+      | awk '/prompt/ {print $3}' | tr -d '"')
+    [ -n "$p" ] && [ "$p" != / ] && dbus-send --session --print-reply --dest=org.freedesktop.secrets "$p" \
+      org.freedesktop.Secret.Prompt.Prompt string: >/dev/null
+    for _ in $(seq 100); do \(locked("true")) && exit 0; sleep 0.05; done; exit 1
+    """
+
+  /// Succeeds when the default collection's Locked property is `value`.
+  static func locked(_ value: String) -> String {
+    """
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets/aliases/default \
+    org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked 2>/dev/null \
+    | grep -q 'boolean \(value)'
+    """
+  }
+
+  /// Runs `SecretsProbe` on SecretServiceStore with `steps`, KeePassXC serving a new database that exposes its root
+  /// group (or no group), and returns its output; nil, with a message, when KeePassXC cannot start here.
+  static func probe(exposed: Bool = true, _ steps: [String]) async throws -> ProgramOutput? {
+    let sandbox = try Sandbox(home: true)
+    defer { sandbox.end() }
+    let root = URL(fileURLWithPath: sandbox.root)
+    let environment = sandbox.environment
+    let configuration = URL(fileURLWithPath: environment["XDG_CONFIG_HOME"] ?? sandbox.root)
+      .appendingPathComponent("keepassxc")
+    try FileManager.default.createDirectory(at: configuration, withIntermediateDirectories: true)
+    // The Secret Service on, and nothing that waits for a person: no confirmation to read or delete an item, no
+    // unlock dialog before a search, no notification, tray icon or update check.
+    let settings = """
+      [General]
+      ConfigVersion=2
+      [GUI]
+      ShowTrayIcon=false
+      CheckForUpdates=false
+      [FdoSecrets]
+      Enabled=true
+      ShowNotification=false
+      ConfirmDeleteItem=false
+      ConfirmAccessItem=false
+      UnlockBeforeSearch=false
+
+      """
+    try settings.write(
+      to: configuration.appendingPathComponent("keepassxc.ini"), atomically: true, encoding: .utf8)
+
+    // Which group KeePassXC exposes is kept in the database (Database Settings in its window); keepassxc-cli sets it
+    // only by importing an XML export that names it.
+    let exposure =
+      exposed
+      ? "<CustomData><Item><Key>FDO_SECRETS_EXPOSED_GROUP</Key>"
+        + "<Value>{00000000-0000-0000-0000-000000000001}</Value></Item></CustomData>" : ""
+    let xml = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <KeePassFile><Meta><DatabaseName>splint</DatabaseName>\(exposure)</Meta>
+      <Root><Group><UUID>AAAAAAAAAAAAAAAAAAAAAQ==</UUID><Name>Root</Name></Group></Root></KeePassFile>
+      """
+    let source = root.appendingPathComponent("database.xml")
+    let database = root.appendingPathComponent("database.kdbx").path
+    try xml.write(to: source, atomically: true, encoding: .utf8)
+    let created = try await Programs.run(
+      ["keepassxc-cli", "import", "-q", "-p", "-t", "100", source.path, database],
+      input: Data("\(password)\n\(password)\n".utf8), environment: environment)
+    guard created.status == 0 else {
+      print("KeePassXCTests: skipped, keepassxc-cli could not make a database: \(created.stderr)")
+      return nil
+    }
+
+    // A bus with no activatable services, so that gnome-keyring cannot take the name before KeePassXC does.
+    let services = root.appendingPathComponent("services")
+    try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+    let bus = root.appendingPathComponent("bus.conf")
+    try """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:tmpdir=/tmp</listen>
+      <servicedir>\(services.path)</servicedir>
+      <auth>EXTERNAL</auth>
+      <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
+        <allow own="*"/></policy>
+    </busconfig>
+    """.write(to: bus, atomically: true, encoding: .utf8)
+
+    // Ready when the database is unlocked: its collection unlocked, or, exposing no group, gone.
+    let ready = exposed ? locked("false") : "! \(collections) | grep -q 'object path'"
+    let start = """
+      keepassxc --pw-stdin "$0" <<<'\(password)' >"$XDG_RUNTIME_DIR/keepassxc.log" 2>&1 &
+      keepassxc=$!
+      for _ in $(seq 200); do \(collections) | grep -q 'object path' && break; sleep 0.05; done
+      for _ in $(seq 200); do \(ready) && break; sleep 0.05; done
+      if ! dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
+        string:org.freedesktop.secrets | grep -q true || ! \(ready); then
+        cat "$XDG_RUNTIME_DIR/keepassxc.log" >&2; exit \(notStarted)
+      fi
+      env -u DISPLAY SPLINT_PROBE_STORE=secret-service "$@"
+      status=$?
+      # KeePassXC ends before its display (killed: it may ask about unsaved changes on SIGTERM).
+      kill -KILL $keepassxc; wait $keepassxc
+      exit $status
+      """
+    let output = try await Programs.run(
+      ["xvfb-run", "-a", "dbus-run-session", "--config-file=\(bus.path)", "--", "bash", "-c", start, database]
+        + [Programs.helper("SecretsProbe")] + steps,
+      environment: environment)
+    // xvfb-run stops Xvfb without waiting for it: give it the time to remove its lock file in /tmp before the
+    // sandbox ends whatever is left.
+    for _ in 0..<100 where !Sandbox.processes(naming: sandbox.root).isEmpty {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    guard output.status != notStarted else {
+      print("KeePassXCTests: skipped, KeePassXC did not start its Secret Service here: \(output.stderr)")
+      return nil
+    }
+    return output
+  }
+
+  /// Prints the Secret Service's Collections property.
+  private static let collections = """
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+    org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Service string:Collections 2>/dev/null
+    """
+}
