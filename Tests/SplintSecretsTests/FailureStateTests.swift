@@ -140,8 +140,10 @@ struct FailureStateTests {
         "save", "svc", "alice", "token",
         "sh", Shell.lock,
         "sh", Shell.prompter(.hang),
-        "read-timeout", "1000", "svc", "alice",
-        "read-cancel", "500", "svc", "alice",
+        // Long enough for a busy machine to reach the prompt before the timeout or the cancellation; the prompt
+        // hangs, so both come all the same, while it is up.
+        "read-timeout", "2000", "svc", "alice",
+        "read-cancel", "2000", "svc", "alice",
         "sh", Shell.unlock,
         "read", "svc", "alice",
       ])
