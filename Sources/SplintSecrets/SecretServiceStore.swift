@@ -142,7 +142,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   private func read(
     _ credential: Credential, _ service: Service, _ call: LibSecretCall, tries: Int = 3
   ) throws(CredentialError) -> Data? {
-    var found = try service.search(credential.attributes, call: call)
+    var found = try search(credential.attributes, service, call)
     if found.unlocked.isEmpty && !found.locked.isEmpty {
       // Unlocking may prompt. Searched again whatever the prompt said: the keyring may have been unlocked behind a
       // prompt that was then dismissed (by another program, or by the person in another way).
@@ -162,7 +162,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     _ call: LibSecretCall
   ) throws(CredentialError) {
     let value = SecretValueReference(copying: secret, contentType: contentType.rawValue)
-    let found = try service.search(credential.attributes, call: call)
+    let found = try search(credential.attributes, service, call)
     guard found.all.isEmpty else {
       try unlock(found.locked, service, call)
       for item in found.all {
@@ -186,7 +186,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   }
 
   private func delete(_ credential: Credential, _ service: Service, _ call: LibSecretCall) throws(CredentialError) {
-    let found = try service.search(credential.attributes, call: call)
+    let found = try search(credential.attributes, service, call)
     try unlock(found.locked, service, call)
     for item in found.all {
       // false: the provider asked before deleting, and the prompt was dismissed.
@@ -197,7 +197,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   private func accounts(
     _ serviceName: String, _ service: Service, _ call: LibSecretCall
   ) throws(CredentialError) -> [String] {
-    let found = try service.search(["service": serviceName], call: call)
+    let found = try search(["service": serviceName], service, call)
     // Unlocked first: until then, gnome-keyring shows an item it loaded locked with hashed attributes only.
     try unlock(found.locked, service, call)
     var accounts = Set<String>()
@@ -205,6 +205,20 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
       if let account = try service.attributes(of: item, call: call)["username"] { accounts.insert(account) }
     }
     return accounts.sorted()
+  }
+
+  /// The items whose attributes include `attributes`. When none is found while a collection is locked and lists no
+  /// items (KeePassXC's locked database), nothing can be said yet: that collection is unlocked, which may show a
+  /// prompt, and the search is made again. A collection that stays locked throws, never reads as absent.
+  private func search(
+    _ attributes: [String: String], _ service: Service, _ call: LibSecretCall
+  ) throws(CredentialError) -> FoundItems {
+    let found = try service.search(attributes, call: call)
+    guard found.all.isEmpty else { return found }
+    let hiding = try service.lockedCollectionsHidingItems(call: call)
+    guard !hiding.isEmpty else { return found }
+    try unlock(hiding, service, call)
+    return try service.search(attributes, call: call)
   }
 
   /// Unlocks `objects`, which may show a prompt, or throws if any stay locked.

@@ -137,6 +137,20 @@ extension SecretServiceConnection {
     return path == SecretServiceAPI.none ? nil : path
   }
 
+  /// The collections that are locked and list no items at all. KeePassXC hides every item of a locked database
+  /// (gnome-keyring lists a locked keyring's items), so a search that finds nothing proves nothing while one of
+  /// these exists.
+  func lockedCollectionsHidingItems(call: LibSecretCall) throws(CredentialError) -> [String] {
+    var hiding: [String] = []
+    let collections = try property(
+      "Collections", of: SecretServiceAPI.servicePath, in: SecretServiceAPI.service, type: "ao", call: call)
+    for collection in collections.strings where try isLocked(collection: collection, call: call) {
+      let items = try property("Items", of: collection, in: SecretServiceAPI.collection, type: "ao", call: call)
+      if items.count == 0 { hiding.append(collection) }
+    }
+    return hiding
+  }
+
   /// Whether the collection at `collection` is locked.
   func isLocked(collection: String, call: LibSecretCall) throws(CredentialError) -> Bool {
     try property("Locked", of: collection, in: SecretServiceAPI.collection, type: "b", call: call).boolean

@@ -177,6 +177,10 @@ enum ScriptedSecretService {
             elif member == 'Get':
                 if body[1] == 'Locked':
                     reply('v', (('s', 'no') if mode == 'breaking' else ('b', state['locked']),))
+                elif body[1] == 'Collections':
+                    reply('v', (('ao', [COLLECTION]),))
+                elif body[1] == 'Items':
+                    reply('v', (('ao', list(items)),))
                 elif items[path]['attributes']['service'] == 'badattributes':
                     reply('v', (('s', 'not a dictionary'),))
                 else:
