@@ -33,7 +33,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// Looks the secret up, unlocking its collection if needed (which may prompt).
   ///
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when a matching item exists but
-  ///   its collection stays locked (libsecret's own lookup reports that as "nothing found"; this store does not).
+  ///   its collection stays locked (libsecret's own lookup reports that as "nothing found"; this store does not),
+  ///   or when nothing matches while a locked collection lists no items (as KeePassXC's locked database does) and
+  ///   stays locked.
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
     try perform(LibSecretCall()) { service, call throws(CredentialError) in try self.read(credential, service, call) }
   }
@@ -66,7 +68,8 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
 
   /// The items, in every collection, whose attributes include `attributes`, as `secret-tool search` finds them:
   /// items any program stored (git's credential helper, NetworkManager, a browser), with what they say about
-  /// themselves and without their secrets. Shows no prompt.
+  /// themselves and without their secrets. Shows no prompt, so it finds nothing in a collection that hides its items
+  /// while locked (KeePassXC's locked database).
   ///
   /// - Parameter attributes: One or more attribute names and values, all of which an item must have.
   /// - Throws: ``CredentialError/invalidArgument(_:)`` for no attribute or a NUL character, and the other

@@ -5,12 +5,12 @@ import splintctl
 
 /// SecretServiceStore against a second real Secret Service provider: KeePassXC, with its Secret Service
 /// integration on, a throw-away database unlocked at start, on a virtual X display (xvfb-run) and a private D-Bus
-/// session of its own, with throw-away HOME and XDG directories. Skipped where KeePassXC or xvfb-run is missing.
+/// session of its own, with throw-away HOME and XDG directories. Skipped where KeePassXC or the display tools are missing.
 @Suite(
   "KeePassXC as the Secret Service, in a private D-Bus session",
   .enabled(
     if: KeePassXC.missing == nil,
-    "KeePassXC, xvfb-run or xdotool is not installed: apt-get install keepassxc xvfb xdotool"))
+    "KeePassXC, xvfb-run, xdotool or xwininfo is not installed: apt-get install keepassxc xvfb xdotool x11-utils"))
 struct KeePassXCTests {
   @Test("CredentialStoreConformance passes against KeePassXC")
   func conformance() async throws {
@@ -35,6 +35,12 @@ struct KeePassXCTests {
       output.lines == [
         "ok", "ok 00ff0041000a", "ok", "ok pässwörd with spaces", "ok bin,text", "ok", "ok nil",
       ], "\(output.stderr)")
+  }
+
+  @Test("secret-tool and SecretServiceStore read what the other stored in KeePassXC")
+  func secretTool() async throws {
+    guard let output = try await KeePassXC.probe(SecretToolBothWays.steps) else { return }
+    #expect(output.lines == SecretToolBothWays.expected, "\(output.stderr)")
   }
 
   @Test("KeePass placeholders in a secret: KeePassXC resolves them, so they do not read back verbatim")
@@ -116,19 +122,9 @@ struct KeePassXCTests {
 /// Starts KeePassXC for one test and runs `SecretsProbe` against it.
 enum KeePassXC {
   /// The first program the suite needs that is not installed, if any.
-  static let missing: String? = [
-    "keepassxc", "keepassxc-cli", "xvfb-run", "xdotool", "dbus-run-session", "dbus-send",
-  ].first {
-    tool in
-    !(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-      FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
-    }
-  }
+  static let missing = DesktopProvider.missing(["keepassxc", "keepassxc-cli"] + DesktopProvider.tools)
 
   static let password = "keepassxc-test-password"
-
-  /// The exit status of the start script when KeePassXC did not come up.
-  static let notStarted: Int32 = 77
 
   /// Locks the database through the Secret Service: Lock answers with a prompt, which locks once prompted (and waited
   /// for: KeePassXC ignores a Prompt call whose caller does not wait for the reply).
@@ -144,13 +140,10 @@ enum KeePassXC {
   /// Starts a person who waits for KeePassXC's Unlock Database dialog and answers it: presses Escape, or types the
   /// database's password and Return. In the background, so that the next step can be the one that prompts.
   static func answerUnlock(dismissing: Bool = false) -> String {
-    // Each xdotool call does one thing: keys chained after `type` in one call, or typed into a window found by a
-    // chained search, do not reach Qt's dialog.
-    let keys = dismissing ? "xdotool key Escape" : "xdotool type --delay 20 '\(password)'; xdotool key Return"
-    return """
-      (export DISPLAY=$PERSON_DISPLAY
-       xdotool search --sync --onlyvisible --name '^Unlock Database' && sleep 0.5 && \(keys)) >/dev/null 2>&1 &
-      """
+    // Visible windows only: KeePassXC keeps a dialog it has closed, unmapped.
+    DesktopProvider.person(
+      after: "xdotool search --sync --onlyvisible --name '^Unlock Database'",
+      dismissing ? "xdotool key Escape" : "xdotool type --delay 20 '\(password)'\nxdotool key Return")
   }
 
   /// Succeeds when the default collection's Locked property is `value`.
@@ -213,23 +206,6 @@ enum KeePassXC {
       return nil
     }
 
-    // A bus with no activatable services, so that gnome-keyring cannot take the name before KeePassXC does.
-    let services = root.appendingPathComponent("services")
-    try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
-    let bus = root.appendingPathComponent("bus.conf")
-    try """
-    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-    <busconfig>
-      <type>session</type>
-      <listen>unix:tmpdir=/tmp</listen>
-      <servicedir>\(services.path)</servicedir>
-      <auth>EXTERNAL</auth>
-      <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-        <allow own="*"/></policy>
-    </busconfig>
-    """.write(to: bus, atomically: true, encoding: .utf8)
-
     // Ready when the database is unlocked: its collection unlocked, or, exposing no group, gone.
     let ready = exposed ? locked("false") : "! \(collections) | grep -q 'object path'"
     let start = """
@@ -237,30 +213,10 @@ enum KeePassXC {
       keepassxc=$!
       for _ in $(seq 200); do \(collections) | grep -q 'object path' && break; sleep 0.05; done
       for _ in $(seq 200); do \(ready) && break; sleep 0.05; done
-      if ! dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
-        string:org.freedesktop.secrets | grep -q true || ! \(ready); then
-        cat "$XDG_RUNTIME_DIR/keepassxc.log" >&2; exit \(notStarted)
-      fi
-      PERSON_DISPLAY=$DISPLAY env -u DISPLAY SPLINT_PROBE_STORE=secret-service "$@"
-      status=$?
-      # KeePassXC ends before its display (killed: it may ask about unsaved changes on SIGTERM).
-      kill -KILL $keepassxc; wait $keepassxc
-      exit $status
+      if ! owned || ! \(ready); then cat "$XDG_RUNTIME_DIR/keepassxc.log" >&2; exit \(DesktopProvider.notStarted); fi
+      \(DesktopProvider.runProbe(killing: "$keepassxc"))
       """
-    let output = try await Programs.run(
-      ["xvfb-run", "-a", "dbus-run-session", "--config-file=\(bus.path)", "--", "bash", "-c", start, database]
-        + [Programs.helper("SecretsProbe")] + steps,
-      environment: environment)
-    // xvfb-run stops Xvfb without waiting for it: give it the time to remove its lock file in /tmp before the
-    // sandbox ends whatever is left.
-    for _ in 0..<100 where !Sandbox.processes(naming: sandbox.root).isEmpty {
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    guard output.status != notStarted else {
-      print("KeePassXCTests: skipped, KeePassXC did not start its Secret Service here: \(output.stderr)")
-      return nil
-    }
-    return output
+    return try await DesktopProvider.run("KeePassXCTests", in: sandbox, start: start, argument: database, steps)
   }
 
   /// Prints the Secret Service's Collections property.

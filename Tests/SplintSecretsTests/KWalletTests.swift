@@ -1,0 +1,163 @@
+import Foundation
+import TestSupport
+import Testing
+import splintctl
+
+/// SecretServiceStore against a third real Secret Service provider: KWallet (kwalletd5, whose Secret Service API is
+/// on), with a new wallet made through its own first-use dialogs, on a virtual X display and a private D-Bus
+/// session. Skipped where kwalletd5 or the display tools are missing.
+@Suite(
+  "KWallet as the Secret Service, in a private D-Bus session",
+  .enabled(
+    if: KWallet.missing == nil,
+    "KWallet, xvfb-run, xdotool or xwininfo is missing: apt-get install libkf5wallet-bin xvfb xdotool x11-utils"))
+struct KWalletTests {
+  @Test("CredentialStoreConformance passes against KWallet")
+  func conformance() async throws {
+    guard let output = try await KWallet.probe(["availability", "conformance"]) else { return }
+    #expect(output.lines == ["ok available", "ok conforms"], "\(output.stderr)")
+  }
+
+  @Test("bytes with NUL, text with KeePass-like placeholders and an empty account read back verbatim")
+  func verbatim() async throws {
+    guard
+      let output = try await KWallet.probe([
+        "save-hex", "svc", "bin", "00ff0041000a",
+        "read-data", "svc", "bin",
+        "save", "svc", "ref", "{REF:T@I:abc} {USERNAME}",
+        "read", "svc", "ref",
+        "save", "svc", "", "default item",
+        "read", "svc", "",
+        "accounts", "svc",
+        "delete", "svc", "bin",
+        "read-data", "svc", "bin",
+      ])
+    else { return }
+    #expect(
+      output.lines == [
+        "ok", "ok 00ff0041000a", "ok", "ok {REF:T@I:abc} {USERNAME}", "ok", "ok default item", "ok ,bin,ref", "ok",
+        "ok nil",
+      ], "\(output.stderr)")
+  }
+
+  @Test("secret-tool and SecretServiceStore read what the other stored in KWallet")
+  func secretTool() async throws {
+    guard let output = try await KWallet.probe(SecretToolBothWays.steps) else { return }
+    #expect(output.lines == SecretToolBothWays.expected, "\(output.stderr)")
+  }
+
+  @Test("a closed wallet: locked until a person types its password into KWallet's dialog; dismissed, still locked")
+  func locked() async throws {
+    guard
+      let output = try await KWallet.probe([
+        "save", "svc", "alice", "token",
+        "sh", KWallet.lock,
+        "availability",
+        "sh", KWallet.answerUnlock(),
+        "read", "svc", "alice",
+        "availability",
+        "sh", KWallet.lock,
+        "sh", KWallet.answerUnlock(dismissing: true),
+        "read", "svc", "alice",
+        "sh", KWallet.answerUnlock(),
+        "accounts", "svc",
+      ])
+    else { return }
+    #expect(
+      output.lines == [
+        "ok", "ok sh 0", "error locked",
+        "ok sh 0", "ok token", "ok available",
+        "ok sh 0", "ok sh 0", "error locked",  // dismissed: still locked, never absent
+        "ok sh 0", "ok alice",
+      ], "\(output.stderr)")
+  }
+}
+
+/// Probe steps that have `secret-tool` and SecretServiceStore each read what the other stored, whichever provider
+/// the session runs.
+enum SecretToolBothWays {
+  static let steps = [
+    "sh", "printf 'from secret-tool' | secret-tool store --label tool service svc username tool",
+    "read", "svc", "tool",
+    "save", "svc", "ours", "from Splint",
+    "sh", "[ \"$(secret-tool lookup service svc username ours)\" = 'from Splint' ]",
+    "save", "svc", "tool", "changed by Splint",
+    "sh", "[ \"$(secret-tool lookup service svc username tool)\" = 'changed by Splint' ]",
+    "sh", "secret-tool clear service svc username ours",
+    "read", "svc", "ours",
+  ]
+  static let expected = [
+    "ok sh 0", "ok from secret-tool", "ok", "ok sh 0", "ok", "ok sh 0", "ok sh 0", "ok nil",
+  ]
+}
+
+/// Starts KWallet for one test and runs `SecretsProbe` against it.
+enum KWallet {
+  /// The first program the suite needs that is not installed, if any.
+  static let missing = DesktopProvider.missing(["kwalletd5", "secret-tool"] + DesktopProvider.tools)
+
+  static let password = "kwallet-test-password"
+
+  /// Closes the wallet through the Secret Service, which KWallet does at once, without a prompt.
+  static let lock = """
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+      org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/aliases/default >/dev/null
+    """
+
+  /// Starts a person who waits for KWallet's dialog that opens the wallet and answers it: presses Escape, or types
+  /// the wallet's password and Return. In the background, so that the next step can be the one that prompts.
+  static func answerUnlock(dismissing: Bool = false) -> String {
+    DesktopProvider.person(
+      after: "shown '\(openDialog)'",
+      dismissing
+        ? "xdotool key Escape"
+        : "xdotool mousemove 537 358 click 1\nxdotool type --delay 20 '\(password)'\nxdotool key Return")
+  }
+
+  /// KWallet's windows, as `xwininfo -root -tree` shows them on the 1024x768 display (the places clicked below are in
+  /// them): its first-use wizard, the new wallet's password dialog, and the dialog that opens a closed wallet.
+  private static let wizard = "(\"kwalletd5\" \"kwalletd5\")  500x360"
+  private static let newPassword = "(\"kwalletd5\" \"kwalletd5\")  314x241"
+  private static let openDialog = "(\"kwalletd5\" \"kwalletd5\")  422x152"
+
+  /// Runs `SecretsProbe` on SecretServiceStore with `steps`, KWallet serving a new wallet, and returns its output;
+  /// nil, with a message, when KWallet cannot start here.
+  static func probe(_ steps: [String]) async throws -> ProgramOutput? {
+    let sandbox = try Sandbox(home: true)
+    defer { sandbox.end() }
+    let configuration = URL(fileURLWithPath: sandbox.environment["XDG_CONFIG_HOME"] ?? sandbox.root)
+    try FileManager.default.createDirectory(at: configuration, withIntermediateDirectories: true)
+    // The Secret Service API on, one wallet, kept open until closed.
+    try """
+    [Wallet]
+    Enabled=true
+    First Use=false
+    Use One Wallet=true
+    Close When Idle=false
+    Prompt on Open=false
+
+    [org.freedesktop.secrets]
+    apiEnabled=true
+
+    """.write(to: configuration.appendingPathComponent("kwalletrc"), atomically: true, encoding: .utf8)
+
+    // The first item stored makes KWallet create its wallet, which it asks a person about: a wizard (the classic
+    // blowfish file, then Finish), then the new wallet's password, twice.
+    let start = """
+      QT_QPA_PLATFORM=xcb kwalletd5 >"$XDG_RUNTIME_DIR/kwalletd.log" 2>&1 &
+      kwalletd=$!
+      failed() { echo "$1" >&2; xwininfo -root -tree >&2; cat "$XDG_RUNTIME_DIR/kwalletd.log" >&2; kill -KILL $kwalletd; exit \(DesktopProvider.notStarted); }
+      owned || failed 'kwalletd5 did not take org.freedesktop.secrets'
+      printf x | timeout 20 secret-tool store --label created splint-test created &
+      store=$!
+      shown '\(wizard)' || failed 'no first-use wizard'
+      sleep 0.5; xdotool mousemove 361 331 click 1; sleep 0.3; xdotool mousemove 614 500 click 1
+      shown '\(newPassword)' || failed 'no password dialog'
+      sleep 0.5; xdotool mousemove 537 339 click 1; xdotool type --delay 20 '\(password)'
+      xdotool key Tab; xdotool type --delay 20 '\(password)'; sleep 0.3; xdotool key Return
+      wait $store && secret-tool clear splint-test created || failed 'no wallet made'
+      \(DesktopProvider.runProbe(killing: "$kwalletd"))
+      """
+    return try await DesktopProvider.run("KWalletTests", in: sandbox, start: start, argument: "kwallet", steps)
+  }
+}
