@@ -11,8 +11,8 @@ import TestSupport
 enum ScriptedSecretService {
   /// How the service behaves.
   enum Mode: String {
-    /// Its one collection starts locked. Unlocking, creating and deleting each show a prompt, which a person
-    /// accepts at once.
+    /// Its one collection starts locked, with an item of another service. Unlocking, creating and deleting each
+    /// show a prompt, which a person accepts at once.
     case accepting
     /// Creating and deleting show a prompt, which is dismissed. It starts with an item: service `svc`, account
     /// `bob`, secret `kept`.
@@ -86,6 +86,8 @@ enum ScriptedSecretService {
 
     if mode in ('dismissing', 'hanging'):
         add('svc', 'bob', b'kept')
+    if mode == 'accepting':
+        add('other', 'carol', b'x')
     if mode == 'breaking':
         for service in ('empty', 'othersession', 'badattributes', 'badreply'):
             add(service, 'alice', b'x')
