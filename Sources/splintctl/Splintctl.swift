@@ -17,13 +17,12 @@ struct Splintctl: AsyncParsableCommand {
       Splint's SettingsStore uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
       with a throw-away Secret Service, as tests in CI need.
 
-      Exit status:
+      Exit status (`splintctl sandbox` exits with its command's status):
         0   success
         1   absent: no such secret or setting
         64  usage error: a bad argument, text that is not UTF-8, an empty secret, an invalid suite name
         69  the Secret Service is unavailable or locked (or timed out)
         70  any other failure, such as a settings file that cannot be written
-      `splintctl sandbox` exits with its command's status.
       """,
     version: version,
     subcommands: [
