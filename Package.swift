@@ -35,11 +35,15 @@ let package = Package(
       dependencies: ["CLibSecret", "SplintSystemCalls", "CKeyring"]
     ),
     .target(name: "SplintSecretsTesting", dependencies: ["SplintSecrets"]),
-    .target(name: "SplintSettings", dependencies: ["SplintSystemCalls"]),
+    .target(
+      name: "SplintSettings",
+      dependencies: ["SplintSystemCalls", .product(name: "SystemPackage", package: "swift-system")]
+    ),
     .executableTarget(
       name: "splintctl",
       dependencies: [
-        "SplintSecrets", "SplintSettings", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "SplintSecrets", "SplintSettings", "SplintSystemCalls",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Subprocess", package: "swift-subprocess"),
       ]
     ),

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// The freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), reached over the D-Bus session bus with
 /// libsecret's help. The default store of every ``Credential``.

@@ -3,8 +3,14 @@
 
 import CLibSecret
 import Dispatch
-import Foundation
+import SplintSystemCalls
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The cancellation of one operation against the Secret Service.
 ///
@@ -89,7 +95,7 @@ final class Watchdog: Sendable {
   private let wakeUp = DispatchSemaphore(value: 0)
 
   private init() {
-    Thread { [self] in run() }.start()
+    DetachedThread.start { [self] in run() }
   }
 
   /// Interrupts `call` with ``LibSecretCall/Interruption/timedOut`` unless it is forgotten within `timeout`.

@@ -3,7 +3,12 @@
 // strings the caller has validated (UTF-8, no NUL).
 
 import CLibSecret
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Names of the Secret Service's D-Bus API.
 enum SecretServiceAPI {

@@ -4,7 +4,12 @@
 // This file is the only place in SplintSecrets that releases a GLib or libsecret reference.
 
 import CLibSecret
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One reference to a GObject of type `Object` (`GCancellable`; `GObject` for one whose structure GLib keeps
 /// private, such as a `GDBusConnection` or a `GAsyncResult`, which Swift sees as an `OpaquePointer`).
