@@ -2,7 +2,7 @@
 // Secret Service API (https://specifications.freedesktop.org/secret-service-spec/latest/). Attributes are Swift
 // strings the caller has validated (UTF-8, no NUL).
 
-import CLibSecret
+import CLibSecretLoader
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
