@@ -39,6 +39,9 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   private let state: Mutex<State>
   private let registrar = ObservationRegistrar()
   private let observer: UInt64
+  /// Whether the file is known to be watched, so that a read need not ask it: one load of this setting's own
+  /// memory, where asking the store's file would cost retains of both (a read's time would double).
+  private let watching = Atomic(false)
   /// `\.value`, made once: a generic class's key path literal is built anew on every use (about 1.6 µs here),
   /// which would dominate every read.
   private let valuePath: any KeyPath<Setting<Value>, Value> & Sendable
@@ -73,8 +76,8 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// the value as it was and is reported through ``SettingsStore/errors()`` (use ``save(_:)`` to have it thrown).
   public var value: Value {
     get {
-      // Once watching, one atomic load. A read may be inside withObservationTracking, which must hear of changes.
-      store.file.startWatching()
+      // A read may be inside withObservationTracking, which must hear of changes: the file is watched from now on.
+      if !watching.load(ordering: .relaxed), store.file.startWatching() { watching.store(true, ordering: .relaxed) }
       registrar.access(self, keyPath: valuePath)
       return state.withLock { $0.value }
     }

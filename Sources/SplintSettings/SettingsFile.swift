@@ -128,11 +128,15 @@ final class SettingsFile: WatchedFile {
   /// Starts watching the file, once: from now on changes made by any process reach observers as they happen, and
   /// reads come from memory. Called by everything that may wait for a change: a `Setting` read or observed, a
   /// stream of changes or errors, an observer. Costs one atomic load once watching.
-  func startWatching() {
-    guard !watched.load(ordering: .acquiring) else { return }
+  ///
+  /// - Returns: Whether the file is watched now; false only inside an update's body on this thread, which starts
+  ///   watching once its write is done.
+  @discardableResult
+  func startWatching() -> Bool {
+    guard !watched.load(ordering: .acquiring) else { return true }
     if isWriting {
       watchRequested.store(true, ordering: .relaxed)
-      return
+      return false
     }
     let notification = io.withLock { io -> Notification? in
       guard !io.watching else { return nil }
@@ -149,6 +153,7 @@ final class SettingsFile: WatchedFile {
       return notification
     }
     notification?.deliver()
+    return true
   }
 
   /// Brings the content in memory up to date with the file when no watcher does: one `stat`, and a read when the
