@@ -30,16 +30,23 @@ let package = Package(
     // add_key(2) and keyctl(2), which Swift cannot call through the variadic syscall(2), for KernelKeyringStore.
     .target(name: "CKeyring"),
     .target(name: "SplintSystemCalls"),
+    // libsecret's, GIO's and GLib's functions, reached through dlopen the first time a Secret Service operation runs
+    // rather than linked: programs that do not ask the Secret Service start without them (see its header).
+    .target(name: "CLibSecretLoader"),
     .target(
       name: "SplintSecrets",
-      dependencies: ["CLibSecret", "SplintSystemCalls", "CKeyring"]
+      dependencies: ["CLibSecretLoader", "SplintSystemCalls", "CKeyring"]
     ),
     .target(name: "SplintSecretsTesting", dependencies: ["SplintSecrets"]),
-    .target(name: "SplintSettings", dependencies: ["SplintSystemCalls"]),
+    .target(
+      name: "SplintSettings",
+      dependencies: ["SplintSystemCalls", .product(name: "SystemPackage", package: "swift-system")]
+    ),
     .executableTarget(
       name: "splintctl",
       dependencies: [
-        "SplintSecrets", "SplintSettings", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "SplintSecrets", "SplintSettings", "SplintSystemCalls",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Subprocess", package: "swift-subprocess"),
       ]
     ),
@@ -74,9 +81,15 @@ let package = Package(
       dependencies: ["SplintSettings"],
       path: "Tests/SettingsProbe"
     ),
+    // Compiles only while CLibSecretLoader's declarations match libsecret's, GIO's and GLib's headers.
+    .target(
+      name: "LibSecretABICheck", dependencies: ["CLibSecret", "CLibSecretLoader"], path: "Tests/LibSecretABICheck"),
     .testTarget(
       name: "SplintSecretsTests",
-      dependencies: ["SplintSecrets", "SplintSecretsTesting", "CLibSecret", "SecretsProbe", "TestSupport", "splintctl"]
+      dependencies: [
+        "SplintSecrets", "SplintSecretsTesting", "CLibSecret", "CLibSecretLoader", "LibSecretABICheck", "SecretsProbe",
+        "TestSupport", "splintctl",
+      ]
     ),
     .testTarget(
       name: "SplintSettingsTests",

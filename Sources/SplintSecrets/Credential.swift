@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// A secret, such as an API token or a password, kept in the freedesktop Secret Service (gnome-keyring, KeePassXC,
 /// KWallet) under a service name and an account.

@@ -1,4 +1,10 @@
-public import Foundation
+import SplintSystemCalls
+
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// What the bytes of a secret are. The Secret Service records it as the item's content type, and tools such as
 /// KeePassXC decide by it whether to show the secret as a password or keep it as an attachment.
@@ -66,6 +72,6 @@ func offloadResult<T: Sendable>(
   _ work: @escaping @Sendable () throws(CredentialError) -> T
 ) async -> Result<T, CredentialError> {
   await withCheckedContinuation { done in
-    Thread { done.resume(returning: Result { () throws(CredentialError) in try work() }) }.start()
+    DetachedThread.start { done.resume(returning: Result { () throws(CredentialError) in try work() }) }
   }
 }

@@ -1,6 +1,11 @@
-public import Foundation
 import SplintSystemCalls
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// The store a ``Credential`` uses when you name none: a chain (see ``ChainedCredentialStore``) that reads a
 /// delivered secret when one is there for the credential, and otherwise the Secret Service.
@@ -82,7 +87,7 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
       if let parsed, parsed.setting == setting { return parsed.names }
       let names = Result { () throws(CredentialError) in
         let source = setting.map { "\(Self.environmentVariable)=\"\($0)\": " } ?? ""
-        let list = setting.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let list = setting.map { $0.split(separator: ",").map { $0.trimming(\.isSpaceOrTab) } }
         return try Self.parse(list ?? Self.defaultChain, source: source)
       }
       parsed = (setting, names)

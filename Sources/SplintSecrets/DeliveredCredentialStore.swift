@@ -1,5 +1,11 @@
-public import Foundation
+import Glibc
 import SplintSystemCalls
+
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// A read-only ``CredentialStore`` of secrets that something else delivers as files, one file per credential: systemd
 /// credentials, container secrets, a Kubernetes secret volume, a Vault or OpenBao Agent template.
@@ -167,7 +173,7 @@ public final class DeliveredCredentialStore: CredentialStore {
 
   /// The credential whose ``fileName(service:account:)`` `name` is, or nil when `name` is none.
   static func credential(fromFileName name: String) -> Key? {
-    guard let separator = name.range(of: "__"),
+    guard let separator = name.firstRange(of: "__"),
       let service = decode(name[..<separator.lowerBound]),
       let account = decode(name[separator.upperBound...])
     else { return nil }

@@ -2,9 +2,14 @@
 // directory. The rest of the module speaks Swift types: paths as Strings, secrets as wiping `Data`, and
 // `DeliveredFileError` failures with the errno they came from.
 
-import Foundation
 import Glibc
 import SplintSystemCalls
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A failed system call on a delivered file or its directory, or a file that cannot be a secret.
 enum DeliveredFileError: Error, Equatable, CustomStringConvertible {

@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// A ``CredentialStore`` that keeps secrets in memory, for your unit tests: no D-Bus, no keyring, nothing on disk.
 ///

@@ -3,8 +3,13 @@
 // a `KeyringFailure`; `KernelKeyringStore` decides what each failure means for a credential.
 
 import CKeyring
-import Foundation
 import Glibc
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A key's or keyring's serial number, as the kernel's `key_serial_t`.
 typealias KeySerial = Int32

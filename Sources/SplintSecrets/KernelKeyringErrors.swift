@@ -1,5 +1,10 @@
-import Foundation
 import Glibc
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 // What a failed key retention call means for a credential, and what to do about it.
 
@@ -98,6 +103,6 @@ extension KernelKeyringStore {
   /// The value of `/proc/sys/kernel/keys/NAME`, or "the configured number of" when it cannot be read.
   private static func setting(_ name: String) -> String {
     let text = try? String(contentsOfFile: "/proc/sys/kernel/keys/" + name, encoding: .utf8)
-    return text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "the configured number of"
+    return text?.trimming(\.isWhitespaceOrNewline) ?? "the configured number of"
   }
 }

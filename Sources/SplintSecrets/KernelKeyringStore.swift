@@ -1,6 +1,11 @@
-public import Foundation
 import Glibc
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// A ``CredentialStore`` that keeps secrets in the Linux kernel's key retention service: no daemon, no D-Bus, no
 /// files, so it works on servers, over SSH and in CI where no Secret Service runs. Opt in by passing it to your
@@ -215,7 +220,8 @@ public final class KernelKeyringStore: CredentialStore {
     var bytes: [UInt8] = []
     for byte in text.utf8 {
       if byte == UInt8(ascii: "%") || byte == UInt8(ascii: ":") || byte < 0x20 || byte == 0x7f {
-        bytes += Array(String(format: "%%%02X", byte).utf8)
+        let hex = Array("0123456789ABCDEF".utf8)
+        bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
       } else {
         bytes.append(byte)
       }

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// An item of the Secret Service as ``SecretServiceStore/items(matching:)`` finds it: what it says about itself,
 /// never its secret, which ``SecretServiceStore/secret(of:)`` reads only when asked.

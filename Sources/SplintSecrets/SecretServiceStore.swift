@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// The freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), reached over the D-Bus session bus with
 /// libsecret's help. The default store of every ``Credential``.
@@ -37,7 +41,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   ///   or when nothing matches while a locked collection lists no items (as KeePassXC's locked database does) and
   ///   stays locked.
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
-    try perform(LibSecretCall()) { service, call throws(CredentialError) in try self.read(credential, service, call) }
+    try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
+      try self.read(credential, service, call)
+    }
   }
 
   /// Stores the secret. Every item that already matches the credential (ours, or one written by another tool)
@@ -46,19 +52,21 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   public func saveSecret(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) throws(CredentialError) {
-    try perform(LibSecretCall()) { service, call throws(CredentialError) in
+    try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
       try self.save(secret, contentType: contentType, for: credential, service, call)
     }
   }
 
   /// Deletes every item that matches the credential, unlocking their collection first if needed.
   public func deleteSecret(for credential: Credential) throws(CredentialError) {
-    try perform(LibSecretCall()) { service, call throws(CredentialError) in try self.delete(credential, service, call) }
+    try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
+      try self.delete(credential, service, call)
+    }
   }
 
   /// The `username` attribute of every item whose `service` attribute is `service`.
   public func accounts(service: String) throws(CredentialError) -> [String] {
-    try perform(LibSecretCall()) { connection, call throws(CredentialError) in
+    try perform(try LibSecretCall.start()) { connection, call throws(CredentialError) in
       try self.accounts(service, connection, call)
     }
   }
@@ -79,7 +87,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     if attributes.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) {
       throw .invalidArgument("An attribute contains a NUL character, which the Secret Service cannot match. Remove it.")
     }
-    return try perform(LibSecretCall()) { service, call throws(CredentialError) in
+    return try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
       var items: [SecretServiceItem] = []
       for path in try service.search(attributes, call: call).all {
         items.append(try service.item(at: path, call: call))
@@ -94,7 +102,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when its keyring stays locked, and
   ///   the other ``CredentialError``s when the Secret Service cannot be reached.
   public func secret(of item: SecretServiceItem) throws(CredentialError) -> Data? {
-    try perform(LibSecretCall()) { service, call throws(CredentialError) in
+    try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
       try self.unlock([item.path], service, call)  // at once when it is not locked
       return try service.secret(of: item.path, call: call)
     }
@@ -104,7 +112,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   /// prompt, and starts a D-Bus-activatable provider if one is installed, as any call would.
   public func availability() -> CredentialAvailability {
     do throws(CredentialError) {
-      try perform(LibSecretCall()) { service, call throws(CredentialError) in
+      try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
         guard let collection = try service.defaultCollection(call: call) else { throw .noDefaultCollection }
         if try service.isLocked(collection: collection, call: call) { throw .locked }
       }
@@ -264,7 +272,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   private func performDetached<T: Sendable>(
     _ operation: @escaping @Sendable (Service, LibSecretCall) throws(CredentialError) -> T
   ) async throws(CredentialError) -> T {
-    let call = LibSecretCall()
+    let call = try LibSecretCall.start()
     let result = await withTaskCancellationHandler {
       await offloadResult { () throws(CredentialError) -> T in try self.perform(call, operation) }
     } onCancel: {

@@ -1,5 +1,10 @@
-public import Foundation
 public import SplintSecrets
+
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// The behaviour every ``SplintSecrets/CredentialStore`` must have, as one check your tests can run on a store of
 /// your own, the way SplintSecrets runs it on each of its stores.

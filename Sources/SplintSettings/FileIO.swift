@@ -2,9 +2,9 @@
 // directories, stat. The rest of the module speaks Swift types: paths as Strings, contents as [UInt8], and
 // `FileIOError` failures with the errno they came from.
 
-import Foundation
 import Glibc
 import SplintSystemCalls
+import SystemPackage
 
 /// A failed system call: which one, on what, and errno; or a path that is not a regular file.
 struct FileIOError: Error, Equatable, CustomStringConvertible {
@@ -185,8 +185,8 @@ enum FileIO {
   /// ``replacementOwnership(_:)``, which also says when a file is refused). On failure the old file is untouched.
   /// Without `sync` (for measuring what durability costs), the two fsyncs are left out: still atomic, not durable.
   static func replace(_ path: String, with bytes: [UInt8], sync: Bool = true) throws(FileIOError) {
-    let directory = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
+    let directory = directory(of: path)
+    let name = name(of: path)
     let ownership = try replacementOwnership(path)
     let mode = ownership?.mode ?? 0o600
     let temporary = "\(directory)/.\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
@@ -232,7 +232,7 @@ enum FileIO {
   /// Creates `path` and any missing parent, each with mode 0700 (XDG directories hold private data).
   static func createDirectory(_ path: String) throws(FileIOError) {
     guard !isDirectory(path) else { return }
-    let parent = (path as NSString).deletingLastPathComponent
+    let parent = directory(of: path)
     if parent != path, !parent.isEmpty { try createDirectory(parent) }
     do throws(FileIOError) {
       try retrying("create directory", path) { mkdir(path, 0o700) }
@@ -242,6 +242,22 @@ enum FileIO {
   }
 
   // MARK: - Paths
+
+  /// The directory `path` is in: `/a/b` for `/a/b/c`, `/` for `/a`, and `""` for a bare name. Purely lexical, as
+  /// NSString's `deletingLastPathComponent` was (a trailing slash and doubled slashes are ignored).
+  static func directory(of path: String) -> String {
+    FilePath(path).removingLastComponent().string
+  }
+
+  /// The last component of `path`: `c` for `/a/b/c`.
+  static func name(of path: String) -> String {
+    FilePath(path).lastComponent?.string ?? ""
+  }
+
+  /// Where `path` leads from `directory`: `path` itself when it is absolute, else `directory/path`.
+  static func resolve(_ path: String, from directory: String) -> String {
+    FilePath(directory).pushing(FilePath(path)).string
+  }
 
   /// The path writes should replace: `path` itself, or the file it links to (through every link in a chain), so
   /// that a dotfile manager's symlink stays a symlink. A link to a file that does not exist yet resolves to where
@@ -255,8 +271,7 @@ enum FileIO {
       let length = readlink(current, &buffer, buffer.count - 1)
       guard length > 0 else { return current }
       let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      let directory = (current as NSString).deletingLastPathComponent
-      current = target.hasPrefix("/") ? target : (directory as NSString).appendingPathComponent(target)
+      current = resolve(target, from: directory(of: current))
     }
     throw FileIOError(operation: "resolve", path: path, code: ELOOP)
   }
@@ -273,7 +288,7 @@ enum FileIO {
     while let component = pending.popLast() {
       if component == "." || component.isEmpty { continue }
       if component == ".." {
-        resolved = (resolved as NSString).deletingLastPathComponent
+        resolved = directory(of: resolved)
         if resolved == "/" { resolved = "" }
         continue
       }
@@ -297,9 +312,8 @@ enum FileIO {
   /// directory when the file does not exist yet.
   static func canonicalPath(_ path: String) -> String {
     if let real = realPath(path) { return real }
-    let directory = (path as NSString).deletingLastPathComponent
-    guard let realDirectory = realPath(directory) else { return path }
-    return (realDirectory as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    guard let realDirectory = realPath(directory(of: path)) else { return path }
+    return resolve(name(of: path), from: realDirectory)
   }
 
   private static func realPath(_ path: String) -> String? {

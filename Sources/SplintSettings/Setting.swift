@@ -1,4 +1,3 @@
-import Foundation
 public import Observation
 import Synchronization
 
@@ -15,9 +14,12 @@ import Synchronization
 /// ```
 ///
 /// Reading returns the stored value when there is one that decodes, else the default; the default is never written,
-/// so changing it in code later takes effect. Reads come from memory and never block on the disk. A `Setting` is
-/// `Observable` (`withObservationTracking` fires on changes made here and elsewhere) and usable from any thread or
-/// actor.
+/// so changing it in code later takes effect. A `Setting` is `Observable` (`withObservationTracking` fires on
+/// changes made here and elsewhere) and usable from any thread or actor.
+///
+/// The first read of ``value`` (or ``updates(initial:)``) starts watching the file, so that changes made by other
+/// processes arrive as they happen; from then on reads come from memory and never block on the disk. A `Setting`
+/// made only to be saved (``save(_:)``, ``reset()``) starts nothing in the background.
 public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// The key in the settings file.
   public let key: String
@@ -37,6 +39,9 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   private let state: Mutex<State>
   private let registrar = ObservationRegistrar()
   private let observer: UInt64
+  /// Whether the file is known to be watched, so that a read need not ask it: one load of this setting's own
+  /// memory, where asking the store's file would cost retains of both (a read's time would double).
+  private let watching = Atomic(false)
   /// `\.value`, made once: a generic class's key path literal is built anew on every use (about 1.6 µs here),
   /// which would dominate every read.
   private let valuePath: any KeyPath<Setting<Value>, Value> & Sendable
@@ -54,7 +59,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     valuePath = \Setting<Value>.value
     state = Mutex(State(value: defaultValue))
     observer = store.file.makeObserverID()
-    let (version, json) = store.file.observe(key, id: observer) { [weak self] version, json in
+    let (version, json) = store.file.observe(key, id: observer, watching: false) { [weak self] version, json in
       self?.apply(json, version: version)
     }
     apply(json, version: version)
@@ -71,6 +76,8 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// the value as it was and is reported through ``SettingsStore/errors()`` (use ``save(_:)`` to have it thrown).
   public var value: Value {
     get {
+      // A read may be inside withObservationTracking, which must hear of changes: the file is watched from now on.
+      if !watching.load(ordering: .relaxed), store.file.startWatching() { watching.store(true, ordering: .relaxed) }
       registrar.access(self, keyPath: valuePath)
       return state.withLock { $0.value }
     }
@@ -114,6 +121,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   ///
   /// - Parameter initial: Whether the stream starts with the current value.
   public func updates(initial: Bool = true) -> AsyncStream<Value> {
+    store.file.startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
     let id = state.withLock { state in
       state.nextStream += 1

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// A type a ``Setting`` can hold: how its values map to and from the JSON in the settings file.
 ///

@@ -1,11 +1,23 @@
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One settings file as this process sees it, shared by every `SettingsStore` and `Setting` on that file.
 ///
 /// It keeps the file's last good content in memory, writes under an exclusive `flock` (re-reading the file under
-/// the lock and changing only the keys asked for), reloads when the watcher says the file may have changed, and
-/// tells observers of each key about every change, in order. Readers never touch the disk.
+/// the lock and changing only the keys asked for), and tells observers of each key about every change, in order.
+///
+/// The file is watched only once something may want to hear of changes (``startWatching()``: a `Setting` read or
+/// observed, a stream of changes or errors). From then on it reloads when the watcher says the file may have
+/// changed, and readers never touch the disk. Until then nothing runs in the background, no thread, no inotify,
+/// and each read first looks at the file (one `stat`, and a read when it changed), so that a command-line tool's
+/// one-shot read or write costs no more than the read or write itself.
 final class SettingsFile: WatchedFile {
   /// What a change calls: the snapshot's version (later changes have higher versions) and the key's new value,
   /// nil when the key is gone.
@@ -26,8 +38,18 @@ final class SettingsFile: WatchedFile {
   private let reloads = DispatchQueue(label: "splint.settings.file", target: .global(qos: .userInitiated))
   /// Whether a reload is queued and has not started yet; more news of a change then need not queue another.
   private let reloadQueued = Mutex(false)
+  /// Whether the watcher keeps `shared` up to date, so that readers need not look at the file. Set once, under
+  /// `io`, after the catch-up load that follows arming the watches; never cleared.
+  private let watched = Atomic(false)
+  /// The thread running an update's body, which holds `io`: a read or a `Setting` it touches must not take `io`
+  /// again. 0 when none.
+  private let writingThread = Atomic<UInt>(0)
+  /// Whether something asked to watch from inside an update's body; the write starts watching once it is done.
+  private let watchRequested = Atomic(false)
 
   private struct IOState {
+    /// Whether the file is watched (``startWatching()`` was called). Before, nothing is handed to the watcher.
+    var watching = false
     /// The names the watcher watches for this file: every symlink on the way to it, and where it ends (see
     /// `FileIO.namesAlong`). Looked at again on every reload, so that a link re-pointed re-aims the watches.
     var watched: [String] = []
@@ -91,38 +113,80 @@ final class SettingsFile: WatchedFile {
     }
   }
 
+  /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
   private init(path: String, url: URL, syncsToDisk: Bool) {
     self.path = path
     self.url = url
     self.syncsToDisk = syncsToDisk
     io = Mutex(IOState())
     shared = Mutex(Shared())
-    // Watched first, so that no change slips between loading and watching. The directory must exist to be
-    // watched; where it cannot be made now, the watcher polls until it exists.
-    let target = (try? FileIO.resolvingLinks(path)) ?? path
-    try? FileIO.createDirectory((target as NSString).deletingLastPathComponent)
-    io.withLock { aim(&$0) }
-    // The first load reports a broken file at once, so that a short-lived reader (a command-line tool) is told;
-    // should it be an editor's save caught halfway, the save's own event brings the good content a moment later.
-    reload(retrying: true)
+  }
+
+  /// Whether the watcher keeps this file's content up to date (for tests).
+  var isWatching: Bool { watched.load(ordering: .acquiring) }
+
+  /// Starts watching the file, once: from now on changes made by any process reach observers as they happen, and
+  /// reads come from memory. Called by everything that may wait for a change: a `Setting` read or observed, a
+  /// stream of changes or errors, an observer. Costs one atomic load once watching.
+  ///
+  /// - Returns: Whether the file is watched now; false only inside an update's body on this thread, which starts
+  ///   watching once its write is done.
+  @discardableResult
+  func startWatching() -> Bool {
+    guard !watched.load(ordering: .acquiring) else { return true }
+    if isWriting {
+      watchRequested.store(true, ordering: .relaxed)
+      return false
+    }
+    let notification = io.withLock { io -> Notification? in
+      guard !io.watching else { return nil }
+      io.watching = true
+      // Watched first, so that no change slips between loading and watching. The directory must exist to be
+      // watched; where it cannot be made now, the watcher polls until it exists.
+      let target = (try? FileIO.resolvingLinks(path)) ?? path
+      try? FileIO.createDirectory(FileIO.directory(of: target))
+      aim(&io)
+      // The catch-up load reports a broken file at once, as an unwatched read does; should it be an editor's save
+      // caught halfway, the save's own event brings the good content a moment later.
+      let notification = load(&io, retrying: true, after: nil)
+      watched.store(true, ordering: .releasing)
+      return notification
+    }
+    notification?.deliver()
+    return true
+  }
+
+  /// Brings the content in memory up to date with the file when no watcher does: one `stat`, and a read when the
+  /// file changed since it was last read or written here. Nothing is left to look at again later (no timer, no
+  /// thread): what the file holds now is believed, as a one-shot reader must.
+  private func refreshUnlessWatched() {
+    // Inside an update's body, this thread holds `io` already: the content in memory is what it reads, as it always
+    // was (the body itself sees the file as it is, under the lock).
+    guard !watched.load(ordering: .acquiring), !isWriting else { return }
+    io.withLock { io in load(&io, retrying: true, after: nil) }?.deliver()
   }
 
   /// Watches the names that lead to the file now, unless they are the ones watched already: a link re-pointed (the
   /// file's own, or one among its directories, as `ln -sf`, `ln -sfn` and dotfile managers do) re-aims the watches
-  /// at where the path leads now.
+  /// at where the path leads now. Nothing before ``startWatching()``.
   private func aim(_ io: inout IOState) {
+    guard io.watching else { return }
     let names = FileIO.namesAlong(path)
     guard names != io.watched else { return }
     io.watched = names
     SettingsWatcher.shared.watch(self, at: names.map(Self.location))
   }
 
+  /// Whether this thread is running an update's body.
+  private var isWriting: Bool { writingThread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
   private static func location(of path: String) -> (directory: String, name: String) {
-    ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+    (FileIO.directory(of: path), FileIO.name(of: path))
   }
 
   deinit {
-    SettingsWatcher.shared.unwatch(ObjectIdentifier(self))
+    // A file never watched leaves the watcher unmade: asking it to unwatch would start it.
+    if watched.load(ordering: .acquiring) { SettingsWatcher.shared.unwatch(ObjectIdentifier(self)) }
     let key = FileIO.canonicalPath(path)
     Self.registry.withLock { registry in
       if registry[key]?.file == nil { registry[key] = nil }
@@ -131,15 +195,27 @@ final class SettingsFile: WatchedFile {
 
   // MARK: - Reading
 
-  var values: [JSONKey: JSONValue] { shared.withLock { $0.values } }
-  var keys: [String] { shared.withLock { $0.keys } }
+  var values: [JSONKey: JSONValue] {
+    refreshUnlessWatched()
+    return shared.withLock { $0.values }
+  }
+
+  var keys: [String] {
+    refreshUnlessWatched()
+    return shared.withLock { $0.keys }
+  }
+
   subscript(key: String) -> JSONValue? {
     let key = JSONKey(key)
+    refreshUnlessWatched()
     return shared.withLock { $0.values[key] }
   }
 
   /// The file's current problem (corrupt, unreadable), or nil.
-  var problem: SettingsError? { shared.withLock { $0.problem } }
+  var problem: SettingsError? {
+    refreshUnlessWatched()
+    return shared.withLock { $0.problem }
+  }
 
   /// How many times this process has written the file.
   var writeCount: Int { io.withLock { $0.writes } }
@@ -253,7 +329,7 @@ final class SettingsFile: WatchedFile {
         // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock, and a file this
         // process may not write, or could not keep the owner of, must not get a lock its owner cannot open.
         let ownership = try FileIO.replacementOwnership(target)
-        try FileIO.createDirectory((target as NSString).deletingLastPathComponent)
+        try FileIO.createDirectory(FileIO.directory(of: target))
         return try FileIO.withExclusiveLock(target + ".lock", owner: ownership) { () throws(FileIOError) in
           let found = try FileIO.read(target)
           var document = SettingsDocument()
@@ -270,6 +346,8 @@ final class SettingsFile: WatchedFile {
           }
           let original = document
           let result: T
+          writingThread.store(UInt(pthread_self()), ordering: .relaxed)
+          defer { writingThread.store(0, ordering: .relaxed) }
           do throws(E) {
             result = try change(&document)
           } catch {
@@ -289,6 +367,7 @@ final class SettingsFile: WatchedFile {
         return .failure(failed(failure))
       }
     }
+    if watchRequested.exchange(false, ordering: .relaxed) { startWatching() }
     let (result, notification) = try outcome.get()
     notification?.deliver()
     return result
@@ -341,7 +420,7 @@ final class SettingsFile: WatchedFile {
   /// Now in UTC, to the millisecond, without colons (which some tools take for a host name in a path):
   /// `2026-11-22T101500.123Z`.
   private static func timestamp() -> String {
-    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()).replacingOccurrences(of: ":", with: "")
+    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()).replacing(":", with: "")
   }
 
   // MARK: - Observing
@@ -355,7 +434,15 @@ final class SettingsFile: WatchedFile {
   }
 
   /// Calls `observer` on every change of `key`, and returns the key's value and version now.
-  func observe(_ text: String, id: UInt64, _ observer: @escaping Observer) -> (version: UInt64, value: JSONValue?) {
+  ///
+  /// - Parameter watching: Whether changes made by other processes must reach `observer` as they happen, which
+  ///   starts watching the file. A `Setting` passes false, and starts watching when it is first read or observed:
+  ///   one made only to be saved starts nothing. Unwatched, `observer` hears this process's writes, and the
+  ///   changes reads find.
+  func observe(
+    _ text: String, id: UInt64, watching: Bool = true, _ observer: @escaping Observer
+  ) -> (version: UInt64, value: JSONValue?) {
+    if watching { startWatching() }
     let key = JSONKey(text)
     return shared.withLock { shared in
       shared.observers[key, default: [:]][id] = observer
@@ -371,8 +458,9 @@ final class SettingsFile: WatchedFile {
     }
   }
 
-  /// A stream of the sets of keys that changed, one element per change.
+  /// A stream of the sets of keys that changed, one element per change. Starts watching the file.
   func changes() -> AsyncStream<Set<JSONKey>> {
+    startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
     let id = makeObserverID()
     shared.withLock { $0.changeStreams[id] = continuation }
@@ -380,8 +468,10 @@ final class SettingsFile: WatchedFile {
     return stream
   }
 
-  /// A stream of errors, starting with the file's current problem if it has one.
+  /// A stream of errors, starting with the file's current problem if it has one. Starts watching the file (whose
+  /// first load finds that problem).
   func errors() -> AsyncStream<SettingsError> {
+    startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
     let id = makeObserverID()
     shared.withLock { shared in

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+  public import FoundationEssentials
+#else
+  public import Foundation
+#endif
 
 /// A JSON settings file, shared with every other `SettingsStore` and ``Setting`` on it in this process, and with
 /// every process that opens the same file.
@@ -13,9 +17,14 @@ public import Foundation
 ///
 /// Writes take an exclusive `flock` on `settings.json.lock`, re-read the file under the lock, change only their
 /// keys, and replace the file atomically and durably, so that concurrent writers in several processes lose
-/// nothing and a crash never leaves a torn file. Keys this process does not use stay exactly as they were. The
-/// file is watched with inotify (one instance per process), or polled where inotify is unavailable. Files are
-/// created with mode 0600 in directories with mode 0700.
+/// nothing and a crash never leaves a torn file. Keys this process does not use stay exactly as they were. Files
+/// are created with mode 0600 in directories with mode 0700.
+///
+/// The file is watched, with inotify (one instance per process) or by polling where inotify is unavailable, from
+/// the moment something may wait for a change: ``changes()``, ``errors()``, or a ``Setting`` on it that is read or
+/// observed. Until then a store runs nothing in the background (no thread, no inotify instance), and each read
+/// (``value(forKey:)``, ``values``, ``keys``, ``fileError``) looks at the file first, so that it sees what the file
+/// holds now: a command-line tool's one-shot read or write costs no more than the read or write itself.
 public final class SettingsStore: Sendable {
   let file: SettingsFile
 

@@ -1,29 +1,45 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// Standard input, output and error, written at once (no buffering: `watch` lines must arrive as they happen),
-/// and the terminal.
+/// and the terminal. Plain read(2) and write(2): Foundation's FileHandle would bring all of Foundation (and ICU)
+/// into splintctl.
 enum Output {
   /// Writes `text` and a newline to standard output.
   static func line(_ text: String) {
-    write(Data((text + "\n").utf8), to: FileHandle.standardOutput)
+    write((text + "\n").utf8, to: STDOUT_FILENO)
   }
 
   /// Writes `data` to standard output exactly.
   static func bytes(_ data: Data) {
-    write(data, to: FileHandle.standardOutput)
+    write(data, to: STDOUT_FILENO)
   }
 
   /// Writes `text` and a newline to standard error.
   static func error(_ text: String) {
-    write(Data((text + "\n").utf8), to: FileHandle.standardError)
+    write((text + "\n").utf8, to: STDERR_FILENO)
   }
 
-  private static func write(_ data: Data, to handle: FileHandle) {
-    try? handle.write(contentsOf: data)
+  /// Writes all of `bytes` to `descriptor`, as FileHandle's `write(contentsOf:)` did; a failure (a closed pipe)
+  /// drops the rest, as `try?` on it did.
+  private static func write(_ bytes: some Sequence<UInt8>, to descriptor: Int32) {
+    let bytes = Array(bytes)
+    bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+      }
+    }
   }
 
   /// Whether standard output is a terminal (a person reading, not a pipe).
@@ -34,12 +50,19 @@ enum Output {
 
   /// Everything on standard input.
   static func readAll() -> Data {
-    FileHandle.standardInput.readDataToEndOfFile()
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { return data }
+      data.append(contentsOf: chunk[..<count])
+    }
   }
 
   /// Asks for a line on the terminal without echoing what is typed, as passwords are asked for.
   static func readHiddenLine(prompt: String) -> Data {
-    FileHandle.standardError.write(Data(prompt.utf8))
+    write(prompt.utf8, to: STDERR_FILENO)
     var saved = termios()
     let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
     if canHide {
@@ -49,7 +72,7 @@ enum Output {
     }
     defer {
       if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-      FileHandle.standardError.write(Data("\n".utf8))
+      write("\n".utf8, to: STDERR_FILENO)
     }
     var line = Data()
     var byte: UInt8 = 0

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -63,7 +67,7 @@ package final class Sandbox: Sendable {
     let needle = Data(text.utf8)
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap(Int32.init).filter { pid in
-      pid != getpid() && FileManager.default.contents(atPath: "/proc/\(pid)/environ")?.range(of: needle) != nil
+      pid != getpid() && FileManager.default.contents(atPath: "/proc/\(pid)/environ")?.firstRange(of: needle) != nil
     }
   }
 }

@@ -1,7 +1,13 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import SplintSystemCalls
 import Subprocess
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -118,11 +124,11 @@ struct SandboxCommand: AsyncParsableCommand {
   /// reach another process that took its ID.
   private static func exit(of pid: pid_t) async {
     await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
-      Thread {
+      DetachedThread.start {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1, errno == EINTR {}
         ended.resume()
-      }.start()
+      }
     }
   }
 

@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import SplintSecrets
 
-struct SecretCommand: AsyncParsableCommand {
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+struct SecretCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "secret",
     abstract: "Store, read, delete and list secrets: delivered ones, the Secret Service's, the kernel keyring's.",
@@ -46,6 +51,7 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Store: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "store",
       abstract: "Store a secret read from standard input (never from the command line, so it never shows in ps).",
       discussion: """
         On a terminal, the secret is asked for without echo. From a pipe, everything up to the end is read, and \
@@ -99,6 +105,7 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Read: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "read",
       abstract: "Print a secret. Exits with status 1, printing nothing, when there is none.",
       discussion: "The secret is printed as stored, with a newline added only when the output is a terminal.")
 
@@ -129,6 +136,7 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "delete",
       abstract: "Delete a secret (every item that names it). Deleting a secret that is not there succeeds.")
 
     @OptionGroup var identity: Identity
@@ -146,7 +154,8 @@ struct SecretCommand: AsyncParsableCommand {
   }
 
   struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the accounts that have a secret for a service.")
+    static let configuration = CommandConfiguration(
+      commandName: "list", abstract: "Print the accounts that have a secret for a service.")
 
     @Argument(help: "The service whose accounts to list.")
     var service: String
@@ -165,6 +174,7 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Say whether secrets can be read here, store by store in the chain's order, and what to do if not.",
       discussion: """
         Writes nothing and shows no prompt. Exits 0 when a store is available, 69 when none is, 64 when \
@@ -193,6 +203,7 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Which: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "which",
       abstract: "Say which store answers for a secret, without printing the secret.",
       discussion: "Exits with status 1 when no store has it.")
 
@@ -216,6 +227,7 @@ struct SecretCommand: AsyncParsableCommand {
 
   struct Search: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "search",
       abstract: "List the Secret Service's items whose attributes match, whatever program stored them.",
       discussion: """
         As `secret-tool search` finds them: items of git's credential helper (attributes protocol, server, user), \

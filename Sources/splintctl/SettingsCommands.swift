@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import SplintSettings
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Which settings file a command works on.
 struct StoreOptions: ParsableArguments {

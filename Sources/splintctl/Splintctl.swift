@@ -1,9 +1,14 @@
 import ArgumentParser
+import Dispatch
 import SplintSecrets
 import SplintSettings
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @main
-struct Splintctl: AsyncParsableCommand {
+struct Splintctl: ParsableCommand {
   /// The version of Splint for Linux this is, as `splintctl --version` prints it: the newest release in
   /// CHANGELOG.md (a test checks that they agree). Semantic versioning; the README says what is public API.
   static let version = "0.1.0"
@@ -32,12 +37,41 @@ struct Splintctl: AsyncParsableCommand {
   )
 
   /// Runs the command the arguments name, once every argument is known to be UTF-8 (see ``UTF8Input``).
-  static func main() async {
+  ///
+  /// Synchronous, unlike `AsyncParsableCommand`'s: the commands that only read or write (`get`, `set`, `secret
+  /// read`, `--help`, ...) run on the main thread, and Swift concurrency, with its threads, starts only for the two
+  /// that wait for something (`watch`, `sandbox`).
+  static func main() {
+    let command: any ParsableCommand
     do {
-      await main(try UTF8Input.arguments())
+      command = try parseAsRoot(try UTF8Input.arguments())
     } catch {
       exit(withError: error)
     }
+    if let waiting = command as? any AsyncParsableCommand {
+      run(waiting)
+    }
+    do {
+      var command = command
+      try command.run()
+    } catch {
+      exit(withError: error)
+    }
+  }
+
+  /// Runs an asynchronous command on Swift's concurrency threads while the main thread serves the main queue, and
+  /// exits when it is done, as `AsyncParsableCommand.main()` does.
+  private static func run(_ command: sending any AsyncParsableCommand) -> Never {
+    Task {
+      var command = command
+      do {
+        try await command.run()
+      } catch {
+        exit(withError: error)
+      }
+      exit()
+    }
+    dispatchMain()
   }
 }
 

@@ -1,5 +1,10 @@
 import ArgumentParser
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -60,7 +65,7 @@ enum UTF8Input {
       case let scalar? where scalar.properties.generalCategory != .control:
         text.unicodeScalars.append(scalar)
       default:
-        for byte in bytes[piece.range] { text += String(format: "\\x%02x", byte) }
+        for byte in bytes[piece.range] { text += "\\x" + String(byte, radix: 16).leftPadded(to: 2) }
       }
     }
     if end < bytes.count { text += "..." }
@@ -85,5 +90,12 @@ enum UTF8Input {
         return pieces
       }
     }
+  }
+}
+
+extension String {
+  /// The text with zeros before it up to `width` characters: `"f".leftPadded(to: 2)` is `"0f"`.
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

@@ -8,6 +8,9 @@
 //                                                creates the file READY once watching
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
+//   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
+//                                                saved), printing this process's threads, inotify instances and
+//                                                epoll instances before and after: `threads 2 inotify 0 epoll 0`
 //
 // Every failure is printed as `error <description>` with exit status 1.
 
@@ -67,9 +70,36 @@ struct SettingsProbe {
       print(SettingsStore(suite: arguments[1]).fileURL.path)
     case ("problem", 2):
       print(store(arguments[1]).fileError.map(\.description) ?? "none")
+    case ("one-shot", 3):
+      let before = resources()
+      let settings = store(arguments[1])
+      _ = settings.fileError
+      _ = settings.value(forKey: arguments[2])
+      try settings.set(.int(1), forKey: arguments[2])
+      _ = settings.keys
+      _ = settings.values
+      try settings.update { $0[arguments[2]] = .int(2) }
+      let setting = Setting(arguments[2], default: 0, store: settings)
+      try setting.save(3)
+      setting.reset()
+      try settings.removeValue(forKey: arguments[2])
+      print(before)
+      print(resources())
     default:
       print("usage: see the comment at the top of Tests/SettingsProbe/main.swift")
       exit(2)
     }
+  }
+
+  /// This process's threads, and its file descriptors that are inotify or epoll instances.
+  static func resources() -> String {
+    let manager = FileManager.default
+    let threads = (try? manager.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    let descriptors = ((try? manager.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap {
+      try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+    }
+    let inotify = descriptors.count { $0 == "anon_inode:inotify" }
+    let epoll = descriptors.count { $0 == "anon_inode:[eventpoll]" }
+    return "threads \(threads) inotify \(inotify) epoll \(epoll)"
   }
 }

@@ -19,6 +19,9 @@ import Testing
   func oneInstanceForTheProcess() async throws {
     let stores = (0..<100).map { SettingsStore(fileURL: scratch.url("suite-\($0)", "settings.json")) }
     let settings = (0..<10_000).map { Setting("key-\($0 % 7)", default: $0, store: stores[$0 % 100]) }
+    // Read, so that every file is watched (a Setting's first read starts watching its file).
+    #expect(settings.allSatisfy { $0.value >= 0 })
+    #expect(stores.allSatisfy { $0.file.isWatching })
     #expect(SettingsWatcher.shared.usesInotify)
     #expect(try inotifyInstances() == 1)
     let watched = settings[42]

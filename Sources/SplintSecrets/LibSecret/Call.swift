@@ -1,10 +1,16 @@
 // One operation against the Secret Service: the GCancellable its D-Bus calls take, fired by its timeout (through
 // one watchdog thread for every call in the process) or by the task waiting for it.
 
-import CLibSecret
+import CLibSecretLoader
 import Dispatch
-import Foundation
+import SplintSystemCalls
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The cancellation of one operation against the Secret Service.
 ///
@@ -16,7 +22,7 @@ final class LibSecretCall: Sendable {
 
   private struct State: ~Copyable {
     /// GLib documents `g_cancellable_cancel` as safe from any thread.
-    let cancellable: GObjectReference<GCancellable>
+    let cancellable: GObjectReference
     var interruption: Interruption?
     /// The address of the `GMainContext` a prompt of this call is waiting on, to wake when the call is
     /// interrupted. An address, not a pointer, because a pointer may not cross into the lock (it is not
@@ -26,8 +32,17 @@ final class LibSecretCall: Sendable {
 
   private let state: Mutex<State>
 
+  /// A call for a new operation, once libsecret is loaded (see ``LibSecretLibrary``).
+  ///
+  /// - Throws: ``CredentialError/storeUnavailable(store:reason:)`` when libsecret cannot be loaded.
+  static func start() throws(CredentialError) -> LibSecretCall {
+    try LibSecretLibrary.load()
+    return LibSecretCall()
+  }
+
+  /// A call; libsecret must be loadable (``start()`` checks that first).
   init() {
-    let cancellable = GObjectReference(taking: allocated(g_cancellable_new()))
+    let cancellable = GObjectReference(taking: allocated(glib.g_cancellable_new()))
     state = Mutex(State(cancellable: cancellable, interruption: nil, waiting: nil))
   }
 
@@ -37,8 +52,8 @@ final class LibSecretCall: Sendable {
     state.withLock { state in
       guard state.interruption == nil else { return }
       state.interruption = reason
-      g_cancellable_cancel(state.cancellable.pointer)
-      if let waiting = state.waiting { g_main_context_wakeup(OpaquePointer(bitPattern: waiting)) }
+      glib.g_cancellable_cancel(state.cancellable.pointer)
+      if let waiting = state.waiting { glib.g_main_context_wakeup(OpaquePointer(bitPattern: waiting)) }
     }
   }
 
@@ -61,7 +76,7 @@ final class LibSecretCall: Sendable {
   }
 
   /// The cancellable for the D-Bus calls of this operation; it lives as long as the call.
-  var gCancellable: UnsafeMutablePointer<GCancellable> { state.withLock { $0.cancellable.pointer } }
+  var gCancellable: OpaquePointer { state.withLock { $0.cancellable.pointer } }
 }
 
 /// One thread that interrupts calls still running at their deadline.
@@ -89,7 +104,7 @@ final class Watchdog: Sendable {
   private let wakeUp = DispatchSemaphore(value: 0)
 
   private init() {
-    Thread { [self] in run() }.start()
+    DetachedThread.start { [self] in run() }
   }
 
   /// Interrupts `call` with ``LibSecretCall/Interruption/timedOut`` unless it is forgotten within `timeout`.

@@ -1,7 +1,7 @@
 // The connection to the Secret Service that every operation shares: libsecret's proxy with its encrypted session,
 // and the D-Bus method calls the operations are made of.
 
-import CLibSecret
+import CLibSecretLoader
 import Synchronization
 
 /// The Secret Service as one process that owns `org.freedesktop.secrets` sees it: libsecret's proxy, with the
@@ -61,39 +61,44 @@ final class SecretServiceConnection: @unchecked Sendable {
   // MARK: Opening
 
   private static func open(call: LibSecretCall) throws(CredentialError) -> SecretServiceConnection {
-    try requireSessionBus(call: call)
+    // Held until the proxy has its own reference: GLib keeps the shared session bus only while someone holds it,
+    // and libsecret, which asks GLib for it again, would otherwise connect, authenticate and say Hello anew on a
+    // connection without our exit-on-close setting.
+    let bus = try sessionBus(call: call)
     // Registers the Secret Service's error names (org.freedesktop.Secret.Error.IsLocked, ...) as libsecret's error
     // domain, so that errors the provider sends arrive with a code, not only a name.
-    _ = secret_error_get_quark()
+    _ = glib.secret_error_get_quark()
     let context = MainContext()
     // On our own context, so that the proxy's signal subscriptions (the owner of its name, its properties) report
     // where we drain; libsecret's synchronous open would leave them on a context of its own that nobody iterates.
     let opened = try call.checking { error in
       context.complete(
         { callback, data in
-          secret_service_open(
-            secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, call.gCancellable, callback, data)
-        }, finish: { result in secret_service_open_finish(result, error) })
+          glib.secret_service_open(
+            glib.secret_service_get_type(), nil, SPLINT_SECRET_SERVICE_OPEN_SESSION, call.gCancellable, callback, data)
+        }, finish: { result in glib.secret_service_open_finish(result, error) })
     }
     // libsecret sets an error whenever it returns NULL here.
     guard let opened else { throw .serviceUnavailable }  // coverage:ignore — never NULL without error
     let proxy = ServiceProxyReference(taking: opened, on: context)
-    let name = g_dbus_proxy_get_name_owner(proxy.dbusProxy)
+    _ = consume bus  // the proxy holds the connection now
+    let name = glib.g_dbus_proxy_get_name_owner(proxy.dbusProxy)
     // The session was just opened with the owner, so there is one.
     guard let owner = String(takingGString: name) else { throw .serviceUnavailable }  // coverage:ignore — it answered
     return SecretServiceConnection(proxy: proxy, owner: owner)
   }
 
-  /// Fails with `noSessionBus` when there is no session bus, before libsecret would try (and log) anything. The
-  /// connection is told not to exit the process when the bus goes away, which GLib's default would do to a
-  /// long-running daemon.
-  private static func requireSessionBus(call: LibSecretCall) throws(CredentialError) {
+  /// GLib's shared connection to the session bus, which libsecret opens the service on. Fails with `noSessionBus`
+  /// when there is no session bus, before libsecret would try (and log) anything. The connection is told not to
+  /// exit the process when the bus goes away, which GLib's default would do to a long-running daemon.
+  private static func sessionBus(call: LibSecretCall) throws(CredentialError) -> GObjectReference {
     do throws(CredentialError) {
-      let raw = try call.checking { g_bus_get_sync(G_BUS_TYPE_SESSION, call.gCancellable, $0) }
+      let raw = try call.checking { glib.g_bus_get_sync(SPLINT_G_BUS_TYPE_SESSION, call.gCancellable, $0) }
       // NULL comes with an error, which `checking` has thrown.
       guard let raw else { throw .noSessionBus }  // coverage:ignore — never without an error
-      let bus = GObjectReference<GObject>(taking: raw)
-      g_dbus_connection_set_exit_on_close(bus.opaque, 0)
+      let bus = GObjectReference(taking: raw)
+      glib.g_dbus_connection_set_exit_on_close(bus.pointer, 0)
+      return bus
     } catch  where call.interruption != nil {
       throw error  // a bus that does not answer in time (a wedged dbus-daemon), or a cancelled task
     } catch {
@@ -112,8 +117,9 @@ final class SecretServiceConnection: @unchecked Sendable {
     let reply = try call.checking { error in
       Variant(
         takingIfSet: replyType.withCString { type in
-          g_dbus_connection_call_sync(
-            bus, owner, path, interface, method, parameters.raw, OpaquePointer(type), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+          glib.g_dbus_connection_call_sync(
+            bus, owner, path, interface, method, parameters.raw, OpaquePointer(type),
+            SPLINT_G_DBUS_CALL_FLAGS_NO_AUTO_START,
             -1, call.gCancellable, error)
         })
     }
@@ -125,16 +131,17 @@ final class SecretServiceConnection: @unchecked Sendable {
   /// Sends `method` of `interface` to the object at `path` and returns at once, asking for no reply.
   func send(_ method: String, to path: String, of interface: String, _ parameters: borrowing Variant) {
     // With no callback, GDBus sends the call flagged NO_REPLY_EXPECTED and keeps nothing for a reply.
-    g_dbus_connection_call(
-      bus, owner, path, interface, method, parameters.raw, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, nil, nil, nil)
+    glib.g_dbus_connection_call(
+      bus, owner, path, interface, method, parameters.raw, nil, SPLINT_G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, nil, nil,
+      nil)
   }
 
   /// The bus connection the proxy uses; it lives as long as this connection.
-  var bus: OpaquePointer { g_dbus_proxy_get_connection(proxy.dbusProxy) }
+  var bus: OpaquePointer { glib.g_dbus_proxy_get_connection(proxy.dbusProxy) }
 
   /// The session's encoding of `secret` and its content type (`(oayays)`), to send in CreateItem or SetSecret.
   func encode(_ secret: borrowing SecretValueReference) throws(CredentialError) -> Variant {
-    let encoded = secret_service_encode_dbus_secret(proxy.pointer, secret.raw)
+    let encoded = glib.secret_service_encode_dbus_secret(proxy.pointer, secret.raw)
     // NULL only without a session, and this connection was opened with one.
     guard let encoded else { throw .protocolViolation("No session.") }  // coverage:ignore — it has a session
     return Variant(sinking: encoded)
@@ -144,7 +151,7 @@ final class SecretServiceConnection: @unchecked Sendable {
   ///
   /// - Throws: A protocol error when it was not encoded for this session, or does not decrypt.
   func decode(_ encoded: borrowing Variant) throws(CredentialError) -> SecretValueReference {
-    let decoded = secret_service_decode_dbus_secret(proxy.pointer, encoded.raw)
+    let decoded = glib.secret_service_decode_dbus_secret(proxy.pointer, encoded.raw)
     guard let decoded else { throw .protocolViolation("A secret did not decode.") }
     return SecretValueReference(taking: decoded)
   }
@@ -152,6 +159,6 @@ final class SecretServiceConnection: @unchecked Sendable {
   /// The object path of this connection's session, which GetSecrets names.
   var sessionPath: String {
     // The connection was opened with a session, which libsecret keeps until the proxy goes.
-    secret_service_get_session_dbus_path(proxy.pointer).map { String(cString: $0) } ?? "/"
+    glib.secret_service_get_session_dbus_path(proxy.pointer).map { String(cString: $0) } ?? "/"
   }
 }

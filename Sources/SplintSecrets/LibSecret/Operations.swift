@@ -2,8 +2,13 @@
 // Secret Service API (https://specifications.freedesktop.org/secret-service-spec/latest/). Attributes are Swift
 // strings the caller has validated (UTF-8, no NUL).
 
-import CLibSecret
-import Foundation
+import CLibSecretLoader
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Names of the Secret Service's D-Bus API.
 enum SecretServiceAPI {

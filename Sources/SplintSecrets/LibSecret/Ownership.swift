@@ -3,70 +3,66 @@
 // call sites borrow the pointer for the length of a C call and never pair a reference with a release themselves.
 // This file is the only place in SplintSecrets that releases a GLib or libsecret reference.
 
-import CLibSecret
-import Foundation
+import CLibSecretLoader
+import Glibc
 
-/// One reference to a GObject of type `Object` (`GCancellable`; `GObject` for one whose structure GLib keeps
-/// private, such as a `GDBusConnection` or a `GAsyncResult`, which Swift sees as an `OpaquePointer`).
-struct GObjectReference<Object>: ~Copyable {
-  let pointer: UnsafeMutablePointer<Object>
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// One reference to a GObject (a `GCancellable`, a `GDBusConnection`, a `GAsyncResult`), which Swift sees as an
+/// `OpaquePointer`.
+struct GObjectReference: ~Copyable {
+  let pointer: OpaquePointer
 
   /// Takes over a reference the caller was given ("transfer full").
-  init(taking pointer: UnsafeMutablePointer<Object>) { self.pointer = pointer }
+  init(taking pointer: OpaquePointer) { self.pointer = pointer }
 
-  deinit { g_object_unref(pointer) }
-}
-
-extension GObjectReference where Object == GObject {
-  /// Takes over a reference, given as Swift sees an object whose structure is private.
-  init(taking opaque: OpaquePointer) { self.init(taking: UnsafeMutablePointer(opaque)) }
-
-  /// The object as Swift sees one whose structure is private.
-  var opaque: OpaquePointer { OpaquePointer(pointer) }
+  deinit { glib.g_object_unref(UnsafeMutableRawPointer(pointer)) }
 }
 
 /// libsecret's proxy for the Secret Service, and the context its signal subscriptions were made on (see
 /// ``MainContext``): the proxy goes first, and then its context is drained of the notices its going queued.
 struct ServiceProxyReference: ~Copyable {
-  let pointer: UnsafeMutablePointer<SecretService>
+  let pointer: OpaquePointer
   let context: MainContext
 
   /// Takes over `pointer`, and keeps the provider's signals (CollectionCreated, CollectionChanged,
   /// CollectionDeleted) from libsecret's handler: that handler updates the proxy's cached list of collections,
   /// which nothing here reads, and in libsecret before 0.21.5 it dereferences that list when the proxy has none
   /// cached (a provider still starting, or one that restarted), which crashes the process.
-  init(taking pointer: UnsafeMutablePointer<SecretService>, on context: consuming MainContext) {
+  init(taking pointer: OpaquePointer, on context: consuming MainContext) {
     self.pointer = pointer
     self.context = context
     // libsecret handles "g-signal" in the class handler, which runs after this one and is skipped when it stops
     // the emission. Connected for the proxy's life.
-    g_signal_connect_data(
-      pointer, "g-signal", unsafeBitCast(stopSignal, to: GCallback.self), nil, nil, GConnectFlags(0))
+    _ = glib.g_signal_connect_data(
+      UnsafeMutableRawPointer(pointer), "g-signal", unsafeBitCast(stopSignal, to: SplintGCallback.self), nil, nil, 0)
   }
 
   // `context` ends after this body, and drains itself as it does.
-  deinit { g_object_unref(pointer) }
+  deinit { glib.g_object_unref(UnsafeMutableRawPointer(pointer)) }
 
-  /// The proxy as the `GDBusProxy` a `SecretService` is.
-  var dbusProxy: UnsafeMutablePointer<GDBusProxy> {
-    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GDBusProxy.self)
-  }
+  /// The proxy as the `GDBusProxy` a `SecretService` is (its first ancestor: the same pointer).
+  var dbusProxy: OpaquePointer { pointer }
 }
 
 /// A "g-signal" handler (proxy, sender, signal name, parameters, data) that ends the emission there.
 private typealias SignalHandlerFunction =
   @convention(c) (
-    gpointer?, UnsafePointer<gchar>?, UnsafePointer<gchar>?, OpaquePointer?, gpointer?
+    UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, OpaquePointer?, UnsafeMutableRawPointer?
   ) -> Void
 private let stopSignal: SignalHandlerFunction = { proxy, _, _, _, _ in
-  g_signal_stop_emission_by_name(proxy, "g-signal")
+  glib.g_signal_stop_emission_by_name(proxy, "g-signal")
 }
 
 extension String {
   /// The text of a string GLib allocated for the caller, which is freed.
-  init?(takingGString pointer: UnsafeMutablePointer<gchar>?) {
+  init?(takingGString pointer: UnsafeMutablePointer<CChar>?) {
     guard let pointer else { return nil }
-    defer { g_free(pointer) }
+    defer { glib.g_free(pointer) }
     self.init(cString: pointer)
   }
 }
@@ -86,30 +82,30 @@ struct Variant: ~Copyable {
   }
 
   /// Takes a reference of its own to a value the caller only borrows (a signal's parameters).
-  init(retaining raw: OpaquePointer) { self.raw = g_variant_ref(raw) }
+  init(retaining raw: OpaquePointer) { self.raw = glib.g_variant_ref(raw) }
 
   /// Owns a newly built value: sinks its floating reference (or takes one more if it was not floating).
-  init(sinking raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
+  init(sinking raw: OpaquePointer) { self.raw = glib.g_variant_ref_sink(raw) }
 
-  deinit { g_variant_unref(raw) }
+  deinit { glib.g_variant_unref(raw) }
 }
 
 /// A `GVariantBuilder` for an array, released when it ends; ``Variant/array(of:_:)`` hands it out.
 struct ArrayBuilder: ~Copyable {
-  private let raw: UnsafeMutablePointer<GVariantBuilder>
+  private let raw: OpaquePointer
 
   init(type: String) {
     // g_variant_builder_new copies the type.
-    raw = allocated(type.withCString { g_variant_builder_new(OpaquePointer($0)) })
+    raw = allocated(type.withCString { glib.g_variant_builder_new(OpaquePointer($0)) })
   }
 
-  deinit { g_variant_builder_unref(raw) }
+  deinit { glib.g_variant_builder_unref(raw) }
 
   /// Appends `element`, which must have the array's element type; the array takes a reference of its own.
-  func append(_ element: borrowing Variant) { g_variant_builder_add_value(raw, element.raw) }
+  func append(_ element: borrowing Variant) { glib.g_variant_builder_add_value(raw, element.raw) }
 
   /// The array built so far.
-  consuming func end() -> Variant { Variant(sinking: g_variant_builder_end(raw)) }
+  consuming func end() -> Variant { Variant(sinking: glib.g_variant_builder_end(raw)) }
 }
 
 /// One reference to a libsecret `SecretValue`, whose bytes live in non-pageable memory that libsecret wipes when
@@ -124,27 +120,27 @@ struct SecretValueReference: ~Copyable {
     // An empty Data may have no base address; libsecret takes NULL for an empty secret.
     raw = allocated(
       bytes.withUnsafeBytes {
-        secret_value_new($0.baseAddress?.assumingMemoryBound(to: gchar.self), $0.count, contentType)
+        glib.secret_value_new($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, contentType)
       })
   }
 
-  deinit { secret_value_unref(UnsafeMutableRawPointer(raw)) }
+  deinit { glib.secret_value_unref(UnsafeMutableRawPointer(raw)) }
 
   /// A copy of the secret's bytes that wipes itself when its last copy is freed (see ``Data/wiping(_:)``).
   var bytes: Data {
     var length = 0
-    let bytes = secret_value_get(raw, &length)
+    let bytes = glib.secret_value_get(raw, &length)
     return Data.wiping(UnsafeRawBufferPointer(start: bytes, count: length))
   }
 }
 
 /// A `GError` a call set, freed once it has been read.
 struct GErrorReference: ~Copyable {
-  let pointer: UnsafeMutablePointer<GError>
+  let pointer: UnsafeMutablePointer<SplintGError>
 
-  init(taking pointer: UnsafeMutablePointer<GError>) { self.pointer = pointer }
+  init(taking pointer: UnsafeMutablePointer<SplintGError>) { self.pointer = pointer }
 
-  deinit { g_error_free(pointer) }
+  deinit { glib.g_error_free(pointer) }
 }
 
 /// What a GLib constructor returned. They abort rather than return NULL (g_malloc does), but Swift sees their results
@@ -164,28 +160,28 @@ func allocated<T>(_ value: T?) -> T {
 struct MainContext: ~Copyable {
   let raw: OpaquePointer
 
-  init() { raw = allocated(g_main_context_new()) }
+  init() { raw = allocated(glib.g_main_context_new()) }
 
   deinit {
     drain()
-    g_main_context_unref(raw)
+    glib.g_main_context_unref(raw)
   }
 
   /// Dispatches everything already queued on the context, without waiting. Returns at once when another thread is
   /// iterating it.
   func drain() {
-    while g_main_context_iteration(raw, 0) != 0 {}
+    while glib.g_main_context_iteration(raw, 0) != 0 {}
   }
 
   /// Dispatches what is queued on the context, waiting for the next thing if nothing is.
   func iterate() {
-    g_main_context_iteration(raw, 1)
+    _ = glib.g_main_context_iteration(raw, 1)
   }
 
   /// Runs `body` with this context as the calling thread's default, so that what `body` starts reports here.
   func asThreadDefault<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-    g_main_context_push_thread_default(raw)
-    defer { g_main_context_pop_thread_default(raw) }
+    glib.g_main_context_push_thread_default(raw)
+    defer { glib.g_main_context_pop_thread_default(raw) }
     return try body()
   }
 
@@ -194,7 +190,7 @@ struct MainContext: ~Copyable {
   ///
   /// - Parameter start: Starts the call, given the callback and the callback's data to pass it.
   func complete<T>(
-    _ start: (GAsyncReadyCallback, gpointer) -> Void, finish: (OpaquePointer) -> T
+    _ start: (SplintGAsyncReadyCallback, UnsafeMutableRawPointer) -> Void, finish: (OpaquePointer) -> T
   ) -> T {
     let slot = AsyncResultSlot()
     return asThreadDefault {
@@ -202,14 +198,14 @@ struct MainContext: ~Copyable {
         { _, result, data in
           guard let data, let result else { return }  // coverage:ignore — GIO always passes both
           // The result is GIO's until this callback returns; the slot keeps a reference of its own.
-          Unmanaged<AsyncResultSlot>.fromOpaque(data).takeRetainedValue().result = g_object_ref(
+          Unmanaged<AsyncResultSlot>.fromOpaque(data).takeRetainedValue().result = glib.g_object_ref(
             UnsafeMutableRawPointer(result)
           ).map(OpaquePointer.init)
         }, Unmanaged.passRetained(slot).toOpaque())
       while slot.result == nil { iterate() }
       guard let raw = slot.result else { preconditionFailure() }  // coverage:ignore — the loop above waits for it
-      let result = GObjectReference<GObject>(taking: raw)
-      return finish(result.opaque)
+      let result = GObjectReference(taking: raw)
+      return finish(result.pointer)
     }
   }
 }
@@ -226,7 +222,7 @@ private final class AsyncResultSlot {
 /// thread's default when it began, so the owner of that ``MainContext`` must drain it after this ends.
 struct SignalSubscription: ~Copyable {
   private let connection: OpaquePointer
-  private let id: guint
+  private let id: UInt32
 
   /// Subscribes `handler` to the signals that match; `handler` runs on the thread's default context. `connection`
   /// must outlive the subscription.
@@ -235,8 +231,8 @@ struct SignalSubscription: ~Copyable {
     arg0: String? = nil, handler: @escaping (OpaquePointer) -> Void
   ) {
     self.connection = connection
-    id = g_dbus_connection_signal_subscribe(
-      connection, sender, interface, member, path, arg0, G_DBUS_SIGNAL_FLAGS_NONE,
+    id = glib.g_dbus_connection_signal_subscribe(
+      connection, sender, interface, member, path, arg0, SPLINT_G_DBUS_SIGNAL_FLAGS_NONE,
       { _, _, _, _, _, parameters, data in
         guard let data, let parameters else { return }  // coverage:ignore — GDBus always passes both
         Unmanaged<SignalHandler>.fromOpaque(data).takeUnretainedValue().handle(parameters)
@@ -247,7 +243,7 @@ struct SignalSubscription: ~Copyable {
       })
   }
 
-  deinit { g_dbus_connection_signal_unsubscribe(connection, id) }
+  deinit { glib.g_dbus_connection_signal_unsubscribe(connection, id) }
 }
 
 /// The Swift closure a ``SignalSubscription`` calls, kept alive by GDBus until the subscription's end is dispatched.

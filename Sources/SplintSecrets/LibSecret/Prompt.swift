@@ -2,7 +2,7 @@
 // keyring, to delete or create an item in a locked one). We show them and wait for them ourselves, on a main
 // context of our own that is drained before it goes.
 
-import CLibSecret
+import CLibSecretLoader
 
 extension SecretServiceConnection {
   /// Shows the prompt at `path` and waits until it ends. Returns its result, whose type the call that returned the

@@ -1,0 +1,172 @@
+#ifndef SPLINT_CLIBSECRETLOADER_H
+#define SPLINT_CLIBSECRETLOADER_H
+
+/// The part of libsecret's, GIO's and GLib's C API that SplintSecrets uses, reached through `dlopen` of
+/// libsecret-1.so.0 the first time a Secret Service operation runs, rather than linked.
+///
+/// A program that links SplintSecrets (splintctl, a daemon that reads a setting) then starts without loading
+/// libsecret, GIO, GObject, GLib and theirs (gcrypt, libmount, libselinux, ...), their relocations and their
+/// constructors: about 1.7 ms of CPU at every start, measured. And where libsecret is not installed, everything but
+/// the Secret Service store still works, and that store says what to install.
+///
+/// Only stable ABI is declared here: GLib's and libsecret's since 2.26 and 0.7. Every declaration is checked against
+/// the real headers at compile time by the test target `LibSecretABICheck` (types of every function, values of every
+/// constant, the layout of GError). Names are prefixed, so that a program may import this module beside the real
+/// headers (the tests do); the functions keep their C names, as members of `SplintLibSecret`.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-completeness"
+
+#ifndef SPLINT_LIBSECRET_CHECK
+// Opaque: SplintSecrets never looks inside these.
+typedef struct SplintGObject SplintGObject;
+typedef struct SplintGCancellable SplintGCancellable;
+typedef struct SplintGAsyncResult SplintGAsyncResult;
+typedef struct SplintGMainContext SplintGMainContext;
+typedef struct SplintGVariant SplintGVariant;
+typedef struct SplintGVariantType SplintGVariantType;
+typedef struct SplintGVariantBuilder SplintGVariantBuilder;
+typedef struct SplintGDBusConnection SplintGDBusConnection;
+typedef struct SplintGDBusProxy SplintGDBusProxy;
+typedef struct SplintGClosure SplintGClosure;
+typedef struct SplintSecretService SplintSecretService;
+typedef struct SplintSecretValue SplintSecretValue;
+typedef struct SplintGErrorFields SplintGError;
+#endif
+
+/// GLib's GError, whose three fields SplintSecrets reads.
+struct SplintGErrorFields {
+  uint32_t domain;
+  int code;
+  char *message;
+};
+
+/// GAsyncReadyCallback.
+typedef void (*SplintGAsyncReadyCallback)(SplintGObject *source, SplintGAsyncResult *result, void *data);
+/// GDBusSignalCallback.
+typedef void (*SplintGDBusSignalCallback)(
+  SplintGDBusConnection *connection, const char *sender, const char *path, const char *interface,
+  const char *signal, SplintGVariant *parameters, void *data);
+/// GCallback, GClosureNotify and GDestroyNotify.
+typedef void (*SplintGCallback)(void);
+typedef void (*SplintGClosureNotify)(void *data, SplintGClosure *closure);
+typedef void (*SplintGDestroyNotify)(void *data);
+
+// The constants SplintSecrets passes or compares with (GBusType, GDBusCallFlags, GDBusSignalFlags,
+// SecretServiceFlags, GDBusError, GIOErrorEnum, SecretError).
+#define SPLINT_G_BUS_TYPE_SESSION 2
+#define SPLINT_G_DBUS_CALL_FLAGS_NO_AUTO_START 1u
+#define SPLINT_G_DBUS_SIGNAL_FLAGS_NONE 0u
+#define SPLINT_SECRET_SERVICE_OPEN_SESSION 2u
+#define SPLINT_G_DBUS_ERROR_SERVICE_UNKNOWN 2
+#define SPLINT_G_DBUS_ERROR_NAME_HAS_NO_OWNER 3
+#define SPLINT_G_DBUS_ERROR_NO_REPLY 4
+#define SPLINT_G_DBUS_ERROR_TIMEOUT 12
+#define SPLINT_G_DBUS_ERROR_TIMED_OUT 20
+#define SPLINT_G_DBUS_ERROR_SPAWN_EXEC_FAILED 23
+#define SPLINT_G_DBUS_ERROR_SPAWN_NO_MEMORY 34
+#define SPLINT_G_IO_ERROR_CLOSED 18
+#define SPLINT_G_IO_ERROR_CANCELLED 19
+#define SPLINT_G_IO_ERROR_TIMED_OUT 24
+#define SPLINT_SECRET_ERROR_PROTOCOL 1
+#define SPLINT_SECRET_ERROR_IS_LOCKED 2
+
+/// The functions, each under its C name. A result marked _Nonnull is one GLib documents as never NULL. Integer types are GLib's as the C ABI has them on Linux: gboolean and gint
+/// are int, guint and the flags are unsigned int, gsize and GType are size_t, gssize is ptrdiff_t, GQuark uint32_t,
+/// gulong unsigned long, guint64 uint64_t, gpointer void *.
+typedef struct SplintLibSecret {
+  // GObject
+  void *(*_Nonnull g_object_ref)(void *object);
+  void (*_Nonnull g_object_unref)(void *object);
+  unsigned long (*_Nonnull g_signal_connect_data)(
+    void *instance, const char *detailed_signal, SplintGCallback handler, void *data,
+    SplintGClosureNotify destroy_data, unsigned int connect_flags);
+  void (*_Nonnull g_signal_stop_emission_by_name)(void *instance, const char *detailed_signal);
+
+  // GLib
+  void (*_Nonnull g_free)(void *memory);
+  void (*_Nonnull g_error_free)(SplintGError *error);
+  const char *(*_Nonnull g_quark_to_string)(uint32_t quark);
+  SplintGMainContext *_Nonnull (*_Nonnull g_main_context_new)(void);
+  void (*_Nonnull g_main_context_unref)(SplintGMainContext *context);
+  int (*_Nonnull g_main_context_iteration)(SplintGMainContext *context, int may_block);
+  void (*_Nonnull g_main_context_wakeup)(SplintGMainContext *context);
+  void (*_Nonnull g_main_context_push_thread_default)(SplintGMainContext *context);
+  void (*_Nonnull g_main_context_pop_thread_default)(SplintGMainContext *context);
+
+  // GVariant
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_new_string)(const char *string);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_new_object_path)(const char *object_path);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_new_boolean)(int value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_new_variant)(SplintGVariant *value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_new_dict_entry)(SplintGVariant *key, SplintGVariant *value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_new_tuple)(SplintGVariant *const *children, size_t n_children);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_ref)(SplintGVariant *value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_ref_sink)(SplintGVariant *value);
+  void (*_Nonnull g_variant_unref)(SplintGVariant *value);
+  int (*_Nonnull g_variant_is_of_type)(SplintGVariant *value, const SplintGVariantType *type);
+  size_t (*_Nonnull g_variant_n_children)(SplintGVariant *value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_get_child_value)(SplintGVariant *value, size_t index);
+  const char *_Nonnull (*_Nonnull g_variant_get_string)(SplintGVariant *value, size_t *length);
+  int (*_Nonnull g_variant_get_boolean)(SplintGVariant *value);
+  uint64_t (*_Nonnull g_variant_get_uint64)(SplintGVariant *value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_get_variant)(SplintGVariant *value);
+  SplintGVariantBuilder *_Nonnull (*_Nonnull g_variant_builder_new)(const SplintGVariantType *type);
+  void (*_Nonnull g_variant_builder_add_value)(SplintGVariantBuilder *builder, SplintGVariant *value);
+  SplintGVariant *_Nonnull (*_Nonnull g_variant_builder_end)(SplintGVariantBuilder *builder);
+  void (*_Nonnull g_variant_builder_unref)(SplintGVariantBuilder *builder);
+
+  // GIO
+  SplintGCancellable *_Nonnull (*_Nonnull g_cancellable_new)(void);
+  void (*_Nonnull g_cancellable_cancel)(SplintGCancellable *cancellable);
+  SplintGDBusConnection *(*_Nonnull g_bus_get_sync)(
+    int bus_type, SplintGCancellable *cancellable, SplintGError **error);
+  void (*_Nonnull g_dbus_connection_set_exit_on_close)(SplintGDBusConnection *connection, int exit_on_close);
+  SplintGVariant *(*_Nonnull g_dbus_connection_call_sync)(
+    SplintGDBusConnection *connection, const char *bus_name, const char *object_path, const char *interface_name,
+    const char *method_name, SplintGVariant *parameters, const SplintGVariantType *reply_type, unsigned int flags,
+    int timeout_msec, SplintGCancellable *cancellable, SplintGError **error);
+  void (*_Nonnull g_dbus_connection_call)(
+    SplintGDBusConnection *connection, const char *bus_name, const char *object_path, const char *interface_name,
+    const char *method_name, SplintGVariant *parameters, const SplintGVariantType *reply_type, unsigned int flags,
+    int timeout_msec, SplintGCancellable *cancellable, SplintGAsyncReadyCallback callback, void *user_data);
+  unsigned int (*_Nonnull g_dbus_connection_signal_subscribe)(
+    SplintGDBusConnection *connection, const char *sender, const char *interface_name, const char *member,
+    const char *object_path, const char *arg0, unsigned int flags, SplintGDBusSignalCallback callback,
+    void *user_data, SplintGDestroyNotify user_data_free_func);
+  void (*_Nonnull g_dbus_connection_signal_unsubscribe)(SplintGDBusConnection *connection, unsigned int id);
+  char *(*_Nonnull g_dbus_proxy_get_name_owner)(SplintGDBusProxy *proxy);
+  SplintGDBusConnection *_Nonnull (*_Nonnull g_dbus_proxy_get_connection)(SplintGDBusProxy *proxy);
+  int (*_Nonnull g_dbus_error_strip_remote_error)(SplintGError *error);
+
+  // libsecret
+  uint32_t (*_Nonnull secret_error_get_quark)(void);
+  size_t (*_Nonnull secret_service_get_type)(void);
+  void (*_Nonnull secret_service_open)(
+    size_t service_gtype, const char *service_bus_name, unsigned int flags, SplintGCancellable *cancellable,
+    SplintGAsyncReadyCallback callback, void *user_data);
+  SplintSecretService *(*_Nonnull secret_service_open_finish)(SplintGAsyncResult *result, SplintGError **error);
+  const char *(*_Nonnull secret_service_get_session_dbus_path)(SplintSecretService *service);
+  SplintGVariant *(*_Nonnull secret_service_encode_dbus_secret)(
+    SplintSecretService *service, SplintSecretValue *value);
+  SplintSecretValue *(*_Nonnull secret_service_decode_dbus_secret)(
+    SplintSecretService *service, SplintGVariant *value);
+  SplintSecretValue *_Nonnull (*_Nonnull secret_value_new)(const char *secret, ptrdiff_t length, const char *content_type);
+  const char *(*_Nonnull secret_value_get)(SplintSecretValue *value, size_t *length);
+  void (*_Nonnull secret_value_unref)(void *value);
+} SplintLibSecret;
+
+/// The name dlopen is given: libsecret's ABI, version 0 (every libsecret since 0.7).
+#define SPLINT_LIBSECRET_SONAME "libsecret-1.so.0"
+
+/// Loads libsecret-1.so.0 (with GIO, GObject and GLib, which it links) and looks up every function, once, whichever
+/// thread asks first. Returns the functions, or NULL with `*error` set to why (dlerror's words), the same answer to
+/// every later call.
+const SplintLibSecret *_Nullable splint_libsecret_load(const char *_Nullable *_Nonnull error);
+
+#pragma clang diagnostic pop
+
+#endif
