@@ -10,9 +10,12 @@ struct Sizes {
   let processRuns: Int
   let propagationChanges: Int
   let readBatches: Int
+  /// Runs of each program in "splintctl as a shell script runs it".
+  let commandRuns: Int
 
-  static let full = Sizes(secretCalls: 1_000, processRuns: 50, propagationChanges: 500, readBatches: 200)
-  static let quick = Sizes(secretCalls: 100, processRuns: 10, propagationChanges: 100, readBatches: 20)
+  static let full = Sizes(
+    secretCalls: 1_000, processRuns: 50, propagationChanges: 500, readBatches: 200, commandRuns: 200)
+  static let quick = Sizes(secretCalls: 100, processRuns: 10, propagationChanges: 100, readBatches: 20, commandRuns: 20)
 }
 
 struct BenchError: Error, CustomStringConvertible {
@@ -46,25 +49,25 @@ func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) async throws {
         start = time.perf_counter_ns(); kr.get_password(service, account)
         print(time.perf_counter_ns() - start, flush=True)
     """
-  let pythonProcess = try await Child(["/usr/bin/python3", "-c", python, service, account])
-  let lines = LineReader(pythonProcess.output)
+  let pythonProcess = try Child(["/usr/bin/python3", "-c", python, service, account], input: true, output: true)
+  let lines = LineReader(pythonProcess.output!)
   guard lines.next() == "ready" else { throw BenchError("Python keyring did not start") }
   var oursBesidePython: [Double] = []
   var pythonCalls: [Double] = []
   for _ in 0..<(sizes.processRuns * 4) {
     oursBesidePython += try sample(1, warmup: 0) { _ = try credential.read() }
-    try pythonProcess.input.write(contentsOf: Data("\n".utf8))
+    try pythonProcess.input?.write(contentsOf: Data("\n".utf8))
     pythonCalls.append(Double(lines.next() ?? "") ?? .nan)
   }
-  try pythonProcess.input.close()
-  try await pythonProcess.wait()
+  try pythonProcess.input?.close()
+  pythonProcess.wait()
 
   var oursBesideSecretTool: [Double] = []
   var secretToolRuns: [Double] = []
   for _ in 0..<sizes.processRuns {
     oursBesideSecretTool += try sample(1, warmup: 0) { _ = try credential.read() }
     secretToolRuns.append(
-      Double(await runProgram(["secret-tool", "lookup", "service", service, "username", account]).nanoseconds))
+      Double(runProgram(["secret-tool", "lookup", "service", service, "username", account]).nanoseconds))
   }
   let (besidePython, python3) = (Summary(oursBesidePython), Summary(pythonCalls))
   let (besideSecretTool, secretTool) = (Summary(oursBesideSecretTool), Summary(secretToolRuns))
@@ -105,7 +108,7 @@ func benchmarkSecrets(_ sizes: Sizes, into report: inout Report) async throws {
       comparison alternates call by call with ours, so each row's two columns were measured side by side: \
       \(ours.count) calls each against libsecret's C API, \(python3.count) against Python keyring (a running \
       process, timed inside Python, one call per request), \(secretTool.count) against `secret-tool lookup` (a \
-      new process each time, start included, as a shell script pays).
+      new process each time, start included, as a shell script pays, timed as `hyperfine -N` times a run).
       """)
 }
 
@@ -184,28 +187,29 @@ func benchmarkSettings(_ sizes: Sizes, into report: inout Report) async throws {
 /// Starts `count` watcher processes (this binary's `watch` mode) on `file`, runs `write` with the stamp writer,
 /// and returns every latency the watchers saw, in nanoseconds.
 func propagate(
-  to count: Int, file: URL, changes: Int, spacing: useconds_t, write: (Int) async -> Void
-) async throws -> [Double] {
+  to count: Int, file: URL, changes: Int, spacing: useconds_t, write: (Int) -> Void
+) throws -> [Double] {
   let readyFiles = (0..<count).map { file.deletingLastPathComponent().appendingPathComponent("ready-\($0)").path }
   var watchers: [Child] = []
-  for ready in readyFiles { watchers.append(try await Child([benchBinary, "watch", file.path, ready])) }
+  for ready in readyFiles { watchers.append(try Child([benchBinary, "watch", file.path, ready], output: true)) }
   readyFiles.forEach(waitForFile)
   for _ in 0..<changes {
-    await write(now())
+    write(now())
     usleep(spacing)
   }
-  await write(-1)
+  write(-1)
   var latencies: [Double] = []
   for watcher in watchers {
-    latencies += String(decoding: watcher.output.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-      .compactMap { Double($0) }
-    try await watcher.wait()
+    latencies += String(decoding: watcher.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+      .split(separator: "\n").compactMap { Double($0) }
+    watcher.wait()
   }
   return latencies
 }
 
-/// Child mode: follows the `t` setting of `file`, printing how long after its stamp each value arrived.
-func watchMode(file: String, ready: String) async -> Never {
+/// Child mode: follows the `t` setting of `file`, printing how long after its stamp each value arrived; with
+/// `echo`, prints each stamp as it arrives instead, for the benchmark to time its arrival as it times `dconf watch`'s.
+func watchMode(file: String, ready: String, echo: Bool = false) async -> Never {
   let setting = Setting("t", default: 0, store: SettingsStore(fileURL: URL(fileURLWithPath: file)))
   let updates = setting.updates(initial: false)
   _ = FileManager.default.createFile(atPath: ready, contents: nil)
@@ -214,6 +218,7 @@ func watchMode(file: String, ready: String) async -> Never {
     group.addTask {
       var latencies: [Int] = []
       for await stamp in updates {
+        if echo { FileHandle.standardOutput.write(Data("\(stamp)\n".utf8)) }
         if stamp < 0 { break }
         latencies.append(now() - stamp)
       }
@@ -227,28 +232,32 @@ func watchMode(file: String, ready: String) async -> Never {
     group.cancelAll()
     return first ?? []
   }
-  print(latencies.map(String.init).joined(separator: "\n"))
+  if !echo { print(latencies.map(String.init).joined(separator: "\n")) }
   exit(0)
+}
+
+/// The stamp in a line `dconf watch` prints for a value ("  int64 <stamp>"), or nil for its other lines.
+@Sendable func dconfStamp(_ line: Substring) -> Int? {
+  line.hasPrefix("  ") ? line.split(separator: " ").last.flatMap { Int($0) } : nil
 }
 
 func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout Report) async throws {
   let changes = sizes.propagationChanges
-  var rows: [(String, Summary, String, Bool?)] = []
+  var rows: [Distribution] = []
 
   try await withScratch { directory in
     let file = directory.appendingPathComponent("settings.json")
     let writer = Setting("t", default: 0, store: SettingsStore(fileURL: file))
-    let ours = Summary(try await propagate(to: 1, file: file, changes: changes, spacing: 2_000) { writer.value = $0 })
+    let ours = Summary(try propagate(to: 1, file: file, changes: changes, spacing: 2_000) { writer.value = $0 })
     rows.append(
-      (
-        "`Setting` assignment (durable) in one process → `updates()` in another", ours,
-        "p50 under 1 ms, p99 under 5 ms", ours.median < 1_000_000 && ours.p99 < 5_000_000
-      ))
+      Distribution(
+        what: "`Setting` assignment (durable) in one process → `updates()` in another", summary: ours,
+        target: "p50 under 1 ms, p99 under 5 ms", met: ours.median < 1_000_000 && ours.p99 < 5_000_000))
   }
 
   try await withScratch { directory in
     let ready = directory.appendingPathComponent("ready").path
-    let watcher = try await Child([benchBinary, "raw-watch", directory.path, "stamp", ready])
+    let watcher = try Child([benchBinary, "raw-watch", directory.path, "stamp", ready], output: true)
     waitForFile(ready)
     func stamp(_ value: Int) {
       let temporary = directory.appendingPathComponent(".stamp.tmp")
@@ -260,74 +269,147 @@ func benchmarkPropagation(_ sizes: Sizes, splintctl: String, into report: inout 
       usleep(2_000)
     }
     stamp(-1)
-    let text = String(decoding: watcher.output.readDataToEndOfFile(), as: UTF8.self)
-    try await watcher.wait()
+    let text = String(decoding: watcher.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    watcher.wait()
     rows.append(
-      (
-        "raw inotify: a rename (no fsync) → a bare watcher reads it (the floor)",
-        Summary(text.split(separator: "\n").compactMap { Double($0) }), "", nil
-      ))
+      Distribution(
+        what: "raw inotify: a rename (no fsync) → a bare watcher reads it (the floor)",
+        summary: Summary(text.split(separator: "\n").compactMap { Double($0) })))
   }
 
+  // `splintctl set` and `dconf write` alternate change by change, each watched by a process that prints what it
+  // receives; the benchmark times both lines' arrival alike.
   try await withScratch { directory in
-    let file = directory.appendingPathComponent("settings.json")
-    let viaCLI = Summary(
-      try await propagate(to: 1, file: file, changes: changes, spacing: 2_000) { stamp in
-        let run = await runProgram([splintctl, "set", "--file", file.path, "t", "--", String(stamp)])
-        if run.status != 0 { FileHandle.standardError.write(Data("SplintBench: splintctl set failed\n".utf8)) }
-      })
-    rows.append(("`splintctl set` (a new process each time) → `updates()` in another", viaCLI, "", nil))
-  }
-
-  // Line by line into the pipe, as on a terminal.
-  let dconf = try await Child(["/usr/bin/stdbuf", "-oL", "dconf", "watch", "/splint/bench/"])
-  let arrivals = Mutex<[Double]>([])
-  let finished = DispatchSemaphore(value: 0)
-  Thread {
-    var pending = Data()
-    while true {
-      let chunk = dconf.output.availableData
-      if chunk.isEmpty { break }
-      let arrived = now()
-      pending += chunk
-      while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: pending[..<newline], as: UTF8.self)
-        pending = Data(pending[(newline + 1)...])
-        // A value line reads "  int64 <stamp>".
-        guard line.hasPrefix("  "), let stamp = line.split(separator: " ").last.flatMap({ Int($0) }) else { continue }
-        if stamp < 0 {
-          finished.signal()
-          return
-        }
-        arrivals.withLock { $0.append(Double(arrived - stamp)) }
-      }
+    let file = directory.appendingPathComponent("settings.json").path
+    let ready = directory.appendingPathComponent("ready").path
+    let splint = try Child([benchBinary, "watch", file, ready, "--echo"], output: true)
+    waitForFile(ready)
+    // Line by line into the pipe, as on a terminal.
+    let dconf = try Child(["/usr/bin/stdbuf", "-oL", "dconf", "watch", "/splint/bench/"], output: true)
+    let viaCLI = StampArrivals(splint.output!) { Int($0) }
+    let viaDconf = StampArrivals(dconf.output!, stamp: dconfStamp)
+    func set(_ stamp: Int) {
+      let run = runProgram([splintctl, "set", "--file", file, "t", "--", String(stamp)])
+      if run.status != 0 { FileHandle.standardError.write(Data("SplintBench: splintctl set failed\n".utf8)) }
     }
-  }.start()
-  // The service is started first, as it is on a desktop.
-  _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 0"])
-  usleep(200_000)
-  arrivals.withLock { $0.removeAll() }
-  for _ in 0..<changes {
-    _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 \(now())"])
-    usleep(2_000)
+    func write(_ stamp: Int) { _ = runProgram(["dconf", "write", "/splint/bench/t", "int64 \(stamp)"]) }
+    // dconf's service is started first, as it is on a desktop; both programs are read from disk once.
+    for _ in 0..<3 {
+      set(now())
+      write(now())
+    }
+    usleep(200_000)
+    viaCLI.clear()
+    viaDconf.clear()
+    for _ in 0..<changes {
+      set(now())
+      usleep(2_000)
+      write(now())
+      usleep(2_000)
+    }
+    set(-1)
+    write(-1)
+    let (ours, theirs) = (Summary(viaCLI.wait()), Summary(viaDconf.wait()))
+    splint.wait()
+    dconf.terminate()
+    dconf.wait()
+    rows.append(
+      Distribution(
+        what: "`splintctl set` (a new process each time) → `updates()` in another", summary: ours,
+        target: "p50 at most `dconf write` → `dconf watch`'s", met: ours.median <= theirs.median,
+        versus: theirs))
+    rows.append(
+      Distribution(
+        what: "`dconf write` (a new process each time) → `dconf watch` (GSettings' backend)", summary: theirs))
   }
-  _ = await runProgram(["dconf", "write", "/splint/bench/t", "int64 -1"])
-  _ = finished.wait(timeout: .now() + 30)
-  dconf.terminate()
-  try await dconf.wait()
-  rows.append(
-    (
-      "`dconf write` (a new process each time) → `dconf watch` (GSettings' backend)", Summary(arrivals.withLock { $0 }),
-      "", nil
-    ))
 
   report.distributionTable(
     "Propagation between processes", rows,
     explanation: """
       Each change carries the monotonic clock's time when the writer started it; the receiving process subtracts \
       that from the time it received it. Changes are 2 ms apart; \(changes) changes a row. Rows with "a new process \
-      each time" include starting that process, as a shell script pays; `splintctl set` is there to compare with \
-      `dconf write` on equal terms. The floor leaves out fsync, the `Setting` row includes it.
+      each time" include starting that process, as a shell script pays; there `splintctl set` (as installed: \
+      release, static Swift runtime, stripped) and `dconf write` alternate change by change, and each watching \
+      process prints what it receives, whose arrival the benchmark times alike. The floor leaves out fsync, the \
+      `Setting` row includes it.
+      """)
+}
+
+// MARK: - splintctl as a shell script runs it
+
+func benchmarkCommandLine(_ sizes: Sizes, splintctl: String, into report: inout Report) async throws {
+  let runs = sizes.commandRuns
+  /// Runs a program to its end, and fails the measurement if it does not succeed.
+  func run(_ arguments: [String]) throws {
+    let status = runProgram(arguments).status
+    guard status == 0 else { throw BenchError("\(arguments.joined(separator: " ")) exited with status \(status)") }
+  }
+  var rows: [Report.Row] = []
+
+  try await withScratch { directory in
+    let file = directory.appendingPathComponent("settings.json")
+    let store = SettingsStore(fileURL: file)
+    Setting("count", default: 0, store: store).value = 42
+    try run(["dconf", "write", "/splint/bench/count", "42"])
+    let reads = try interleaved(
+      runs, warmup: 3,
+      [
+        { try run([splintctl, "get", "--file", file.path, "count"]) },
+        { try run(["dconf", "read", "/splint/bench/count"]) },
+      ])
+    let (get, dconfRead) = (Summary(reads[0]), Summary(reads[1]))
+    rows.append(
+      .init(
+        what: "`splintctl get` of one key", ours: get, anchorName: "`dconf read`", anchor: dconfRead,
+        target: "at most `dconf read`'s", met: get.median <= dconfRead.median))
+
+    var next = 0
+    let writes = try interleaved(
+      runs, warmup: 3,
+      [
+        {
+          next += 1
+          try run([splintctl, "set", "--file", file.path, "count", "\(next)"])
+        },
+        { try run(["dconf", "write", "/splint/bench/count", "\(next)"]) },
+      ])
+    rows.append(
+      .init(
+        what: "`splintctl set` of one key (durable)", ours: Summary(writes[0]),
+        anchorName: "`dconf write` (through dconf's service)", anchor: Summary(writes[1]), target: "", met: nil))
+  }
+
+  let (service, account) = ("splint-bench", "token")
+  let secrets = try interleaved(
+    runs, warmup: 3,
+    [
+      { try run([splintctl, "secret", "read", service, account]) },
+      { try run(["secret-tool", "lookup", "service", service, "username", account]) },
+    ])
+  let (secretRead, secretTool) = (Summary(secrets[0]), Summary(secrets[1]))
+  rows.append(
+    .init(
+      what: "`splintctl secret read`", ours: secretRead, anchorName: "`secret-tool lookup`", anchor: secretTool,
+      target: "at most `secret-tool lookup`'s", met: secretRead.median <= secretTool.median))
+
+  let starts = try interleaved(
+    runs, warmup: 3, [{ try run([splintctl, "--help"]) }, { try run([splintctl, "--version"]) }])
+  for (what, summary) in [("`splintctl --help`", Summary(starts[0])), ("`splintctl --version`", Summary(starts[1]))] {
+    rows.append(
+      .init(
+        what: what, ours: summary, anchorName: "", anchor: nil, target: "under 5 ms", met: summary.median < 5_000_000,
+        limit: 5_000_000))
+  }
+
+  report.table(
+    "splintctl as a shell script runs it", rows,
+    explanation: """
+      A new process each time, timed from just before posix_spawn to just after waitpid, as `hyperfine -N` times a \
+      run; standard output goes to /dev/null. splintctl is measured as it is installed: built with `-c release \
+      --static-swift-stdlib`, then stripped. Each row's two programs alternate run by run, \(runs) runs each. \
+      `dconf read` reads dconf's database file itself, as `splintctl get` reads the settings file; `dconf write` \
+      asks dconf's service, which writes the database and tells the watchers. `splintctl secret read` asks the \
+      default chain (delivered secrets first, then the Secret Service), `secret-tool lookup` the Secret Service.
       """)
 }
 
@@ -389,32 +471,32 @@ func benchmarkScale(_ sizes: Sizes, into report: inout Report) async throws {
       10,000-`Setting` medians). Writes here skip fsync, so that the fan-out shows.
       """)
 
-  var watchers: [(String, Summary, String, Bool?)] = []
+  var watchers: [Distribution] = []
   for count in [1, 8, 32] {
     try await withScratch { directory in
       let file = directory.appendingPathComponent("settings.json")
       let writer = Setting("t", default: 0, store: SettingsStore(fileURL: file))
-      let latencies = try await propagate(to: count, file: file, changes: sizes.propagationChanges / 2, spacing: 5_000)
-      {
+      let latencies = try propagate(to: count, file: file, changes: sizes.propagationChanges / 2, spacing: 5_000) {
         writer.value = $0
       }
       watchers.append(
-        ("durable assignment → \(count) watcher process\(count == 1 ? "" : "es")", Summary(latencies), "", nil))
+        Distribution(
+          what: "durable assignment → \(count) watcher process\(count == 1 ? "" : "es")", summary: Summary(latencies)))
     }
   }
   report.distributionTable(
     "Scale: propagation to many watcher processes", watchers,
     explanation: """
       One writer, N processes each with its own inotify instance: every process wakes and parses the file for every \
-      change, and on 2 cores they queue for the CPU, so the median grows with N: from \(format(watchers[0].1.median)) \
-      with one watcher to \(format(watchers[2].1.median)) with 32. \(sizes.propagationChanges / 2) changes 5 ms \
+      change, and on 2 cores they queue for the CPU, so the median grows with N: from \(format(watchers[0].summary.median)) \
+      with one watcher to \(format(watchers[2].summary.median)) with 32. \(sizes.propagationChanges / 2) changes 5 ms \
       apart; the samples are every watcher's.
       """)
 
   var memory: [String] = []
   var gained: [Double] = []
   for count in [1_000, 10_000] {
-    let run = await runProgram([benchBinary, "rss", String(count)])
+    let run = runProgram([benchBinary, "rss", String(count)], output: true)
     let bytes = Double(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
     gained.append(bytes)
     memory.append(

@@ -1,7 +1,4 @@
 import Foundation
-import Subprocess
-import Synchronization
-import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -86,74 +83,6 @@ func ratio(ours: Double, anchor: Double) -> String {
   case ...1: String(format: "%.1fx faster", anchor / ours)
   case ..<2: String(format: "%.1f%% slower", (ours / anchor - 1) * 100)
   case let slower: String(format: "%.1fx slower", slower)
-  }
-}
-
-/// Runs a program to its end through swift-subprocess; its standard output, and how long it took in nanoseconds.
-func runProgram(_ arguments: [String]) async -> (output: String, nanoseconds: Int, status: Int32) {
-  let start = now()
-  guard
-    let run = try? await Subprocess.run(
-      executable(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())), output: .string(limit: 1 << 20))
-  else { return ("", 0, -1) }
-  let status: Int32 =
-    switch run.terminationStatus {
-    case .exited(let code): code
-    case .signaled(let signal): 128 + signal
-    }
-  return (run.standardOutput, now() - start, status)
-}
-
-/// `program` as swift-subprocess finds it: a path, or a name looked up on PATH.
-func executable(_ program: String) -> Executable {
-  program.contains("/") ? .path(FilePath(program)) : .name(program)
-}
-
-/// A program running beside the benchmark, started through swift-subprocess, with pipes to its standard input and
-/// from its standard output that the benchmark writes and reads itself: timing a line's arrival costs only the read.
-final class Child: Sendable {
-  /// The program's standard input.
-  let input: FileHandle
-  /// The program's standard output.
-  let output: FileHandle
-  private let stop: AsyncStream<Void>.Continuation
-  private let ending: Task<Void, any Error>
-
-  /// Starts `arguments[0]` (a path, or a name on PATH), and returns once it runs.
-  init(_ arguments: [String]) async throws {
-    let (childInput, input) = try FileDescriptor.pipe()
-    let (output, childOutput) = try FileDescriptor.pipe()
-    self.input = FileHandle(fileDescriptor: input.rawValue, closeOnDealloc: true)
-    self.output = FileHandle(fileDescriptor: output.rawValue, closeOnDealloc: true)
-    let (stopping, stop) = AsyncStream<Void>.makeStream()
-    let (started, starting) = AsyncStream<Void>.makeStream()
-    self.stop = stop
-    ending = Task {
-      defer { starting.finish() }
-      _ = try await Subprocess.run(
-        executable(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
-        input: .fileDescriptor(childInput, closeAfterSpawningProcess: true),
-        output: .fileDescriptor(childOutput, closeAfterSpawningProcess: true), error: .discarded
-      ) { execution in
-        starting.yield()
-        // Reaped only after `wait()`, so that `terminate()` cannot reach a process that took its ID.
-        for await _ in stopping { try? execution.send(signal: .terminate) }
-      }
-    }
-    var spawned = started.makeAsyncIterator()
-    if await spawned.next() == nil {
-      try await ending.value
-      throw BenchError("\(arguments[0]) ended before it started")
-    }
-  }
-
-  /// Sends the program SIGTERM.
-  func terminate() { stop.yield() }
-
-  /// Waits for the program to end.
-  func wait() async throws {
-    stop.finish()
-    try await ending.value
   }
 }
 

@@ -1,3 +1,14 @@
+/// A row of a table of distributions: latencies seen by another process.
+struct Distribution {
+  let what: String
+  let summary: Summary
+  var target = ""
+  /// Whether the target is met; nil when there is no target.
+  var met: Bool?
+  /// The distribution the target compares with, for the targets table.
+  var versus: Summary?
+}
+
 /// The benchmark's report: Markdown tables, one per group.
 struct Report {
   struct Row {
@@ -9,6 +20,8 @@ struct Report {
     /// Whether the target is met; nil when there is no target.
     let met: Bool?
     var note: String = ""
+    /// The median a target without an anchor must stay under, for the targets table to show the gap.
+    var limit: Double?
   }
 
   private(set) var text = ""
@@ -42,8 +55,15 @@ struct Report {
     for row in rows {
       if let met = row.met, let anchor = row.anchor {
         target(
-          "\(row.what) vs \(row.anchorName)", result: ratio(ours: row.ours.median, anchor: anchor.median),
+          "\(row.what) vs \(row.anchorName)",
+          result: "\(format(row.ours.median)) vs \(format(anchor.median)): "
+            + ratio(ours: row.ours.median, anchor: anchor.median),
           target: row.target, met: met)
+      } else if let met = row.met {
+        let gap = row.limit.map { limit in
+          ": " + format(abs(row.ours.median - limit)) + (row.ours.median < limit ? " under" : " over")
+        }
+        target(row.what, result: "median \(format(row.ours.median))" + (gap ?? ""), target: row.target, met: met)
       }
       let anchor = row.anchor
       let cells = [
@@ -58,21 +78,28 @@ struct Report {
     line()
   }
 
-  mutating func distributionTable(_ title: String, _ rows: [(String, Summary, String, Bool?)], explanation: String) {
+  mutating func distributionTable(_ title: String, _ rows: [Distribution], explanation: String) {
     line("## \(title)")
     line()
     line(explanation)
     line()
     line("| measured | samples | p50 | p99 | max | target | met |")
     line("| --- | --- | --- | --- | --- | --- | --- |")
-    for (what, summary, targetText, met) in rows {
-      if let met {
-        target(
-          what, result: "p50 \(format(summary.median)), p99 \(format(summary.p99))", target: targetText, met: met)
+    for row in rows {
+      let summary = row.summary
+      if let met = row.met {
+        let result =
+          if let versus = row.versus {
+            "p50 \(format(summary.median)) vs \(format(versus.median)): "
+              + ratio(ours: summary.median, anchor: versus.median)
+          } else {
+            "p50 \(format(summary.median)), p99 \(format(summary.p99))"
+          }
+        target(row.what, result: result, target: row.target, met: met)
       }
       let cells = [
-        what, String(summary.count), format(summary.median), format(summary.p99), format(summary.max), targetText,
-        met.map { $0 ? "yes" : "**no**" } ?? "",
+        row.what, String(summary.count), format(summary.median), format(summary.p99), format(summary.max), row.target,
+        row.met.map { $0 ? "yes" : "**no**" } ?? "",
       ]
       line("| " + cells.joined(separator: " | ") + " |")
     }

@@ -1,20 +1,24 @@
 // script/bench runs this in release mode inside `splintctl sandbox`:
 //
 //   SplintBench run [--quick]                  every measurement, as a Markdown report on standard output
-//   SplintBench watch FILE READY               (child) the watcher of a propagation measurement
+//   SplintBench watch FILE READY [--echo]      (child) the watcher of a propagation measurement
 //   SplintBench raw-watch DIRECTORY NAME READY (child) the bare inotify watcher, the floor
 //   SplintBench rss COUNT                      (child) the memory of COUNT Settings
+//   SplintBench time RUNS COMMAND...           times COMMAND as the benchmark times a process, to set beside
+//                                              hyperfine -N: each run's nanoseconds
 
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
-case ("watch", 3):
-  await watchMode(file: arguments[1], ready: arguments[2])
+case ("watch", 3), ("watch", 4):
+  await watchMode(file: arguments[1], ready: arguments[2], echo: arguments.count == 4 && arguments[3] == "--echo")
 case ("raw-watch", 4):
   RawInotify.watch(directory: arguments[1], name: arguments[2], ready: arguments[3])
 case ("rss", 2):
   await rssMode(count: Int(arguments[1]) ?? 0)
+case ("time", 3...):
+  timeMode(runs: Int(arguments[1]) ?? 10, command: Array(arguments.dropFirst(2)))
 case ("run", _):
   let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes.full
   let environment = ProcessInfo.processInfo.environment
@@ -24,6 +28,7 @@ case ("run", _):
   do {
     try await benchmarkSecrets(sizes, into: &report)
     try await benchmarkSettings(sizes, into: &report)
+    try await benchmarkCommandLine(sizes, splintctl: splintctl, into: &report)
     try await benchmarkPropagation(sizes, splintctl: splintctl, into: &report)
     try await benchmarkScale(sizes, into: &report)
   } catch {
