@@ -57,7 +57,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintBench",
-      dependencies: ["SplintSecrets", "SplintSettings", "LibSecretFloor"] + processes,
+      dependencies: ["SplintSecrets", "SplintSettings", "LibSecretFloor"],
       path: "Benchmarks/SplintBench"
     ),
     .target(
