@@ -10,7 +10,8 @@ enum LibSecretLibrary {
   fileprivate static let loaded: Result<SplintLibSecret, CredentialError> = {
     var reason: UnsafePointer<CChar>?
     guard let functions = splint_libsecret_load(&reason) else {
-      return .failure(unavailable(String(cString: reason!)))  // coverage:ignore — only where libsecret is missing
+      let why = reason.map { String(cString: $0) } ?? "libsecret-1.so.0 did not load"  // coverage:ignore — no libsecret
+      return .failure(unavailable(why))  // coverage:ignore — only where libsecret is missing
     }
     return .success(functions.pointee)
   }()
