@@ -7,6 +7,7 @@
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
 //   conformance  (CredentialStoreConformance on the store; `ok conforms`, or the rules broken on standard error)
 //   cycle N S A  (N rounds of save, read and delete of 4 KiB; prints the growth of the resident set in KiB)
+//   file-name F  (a DeliveredCredentialStore given F as a file name: `ok`, or this process dies of the precondition)
 //   store NAME   (the store the steps after it use: default, the default store; secret-service; systemd;
 //                 containers; kernel-persistent, kernel-user or kernel-session; or a directory of delivered
 //                 secrets, by its path)
@@ -44,7 +45,7 @@ struct SecretsProbe {
   static let arity = [
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
     "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1, "cycle": 3,
-    "conformance": 0,
+    "conformance": 0, "file-name": 1,
   ]
 
   /// The store a `store NAME` step names.
@@ -78,6 +79,11 @@ struct SecretsProbe {
         }
       case "sh":
         return await shell(a[0])
+      case "file-name":
+        // A file name that is no file name is a programming error: this process dies of it.
+        _ = DeliveredCredentialStore(
+          directory: URL(fileURLWithPath: "/run/secrets"), fileNames: [.init(service: "s", account: "a"): a[0]])
+        return "ok"
       default:
         return try runBlocking(verb, a, store: store)
       }
