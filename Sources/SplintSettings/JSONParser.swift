@@ -55,6 +55,25 @@ struct JSONParser: ~Copyable {
     }
   }
 
+  /// Parses text that must hold one JSON object, such as settings to import: its members in order. Unlike a settings
+  /// file, blank text is refused (it holds no object), and so is any other value, at the place where it starts.
+  static func object(from bytes: [UInt8]) throws(JSONSyntaxError) -> [(key: String, value: JSONValue)] {
+    try withParser(bytes) { parser throws(JSONSyntaxError) in
+      parser.skipByteOrderMark()
+      parser.skipWhitespace()
+      guard parser.peek == UInt8(ascii: "{") else {
+        guard !parser.isAtEnd else { throw parser.error("expected a JSON object of settings, found nothing") }
+        let start = parser.index
+        let value = try parser.parseValue(depth: 0)
+        throw parser.error("expected a JSON object of settings, found \(value.kind)", at: start)
+      }
+      var members: [(key: String, value: JSONValue)] = []
+      try parser.parseObject(depth: 0) { _, key, value, _ in members.append((key, value)) }
+      try parser.expectEnd()
+      return members
+    }
+  }
+
   private static func withParser<T>(
     _ bytes: [UInt8], _ body: (inout JSONParser) throws(JSONSyntaxError) -> T
   ) throws(JSONSyntaxError) -> T {

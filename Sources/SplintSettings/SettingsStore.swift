@@ -126,13 +126,112 @@ public final class SettingsStore: Sendable {
       }, failed: { $0 })
   }
 
-  /// ``update(_:)`` for the store's own single-key changes, which throw only `SettingsError`.
-  private func edit(_ body: (inout SettingsTransaction) -> Void) throws(SettingsError) {
+  // MARK: - Reset, import
+
+  /// Removes `keys` from the file, with one write and one change, so that settings on them read their defaults.
+  /// Keys that are not set are passed over; when none is set, nothing is written.
+  ///
+  /// ```swift
+  /// let removed = try store.reset(keys: ["interval", "mode"])
+  /// ```
+  ///
+  /// - Returns: The keys that were set and are removed now, in the order given (each once).
+  /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
+  @discardableResult
+  public func reset(keys: [String]) throws(SettingsError) -> [String] {
+    try edit { settings in
+      var removed: [String] = []
+      var seen = Set<JSONKey>()
+      for key in keys where seen.insert(JSONKey(key)).inserted && settings[key] != nil {
+        settings[key] = nil
+        removed.append(key)
+      }
+      return removed
+    }
+  }
+
+  /// Removes every key this store's file holds, with one write and one change, so that every setting on it reads
+  /// its default.
+  ///
+  /// Only this file changes: it holds what the user set. Values that do not come from it, a ``Setting``'s default
+  /// in code, stay as they are.
+  ///
+  /// - Returns: The keys removed, in file order; empty when the file held none (nothing is written then).
+  /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
+  @discardableResult
+  public func resetAll() throws(SettingsError) -> [String] {
+    try edit { settings in
+      let removed = settings.keys
+      for key in removed { settings[key] = nil }
+      return removed
+    }
+  }
+
+  /// Imports settings given as a JSON object (such as ``SettingsStore/values`` of another store, or a file that
+  /// `splintctl export` wrote), in one transaction: the text is checked whole before anything is written, and the
+  /// settings are written with one write, under the file's lock, and announced as one change.
+  ///
+  /// Merging (the default) sets each key the object holds, and keeps the file's other keys as they are. Replacing
+  /// also removes the keys the object does not hold, so that the file ends with exactly the object's settings.
+  /// Either way a key is set as a whole (an object value replaces the stored one, it is not merged into it), a key
+  /// whose value is already the same stays exactly as it was, and when nothing changes nothing is written.
+  ///
+  /// ```swift
+  /// try store.importSettings(from: Data(contentsOf: backup))                  // merge
+  /// try store.importSettings(from: Data(contentsOf: backup), replacing: true) // the backup, exactly
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - json: UTF-8 text holding one JSON object (a byte order mark before it is skipped).
+  ///   - replacing: Whether keys the object does not hold are removed.
+  /// - Throws: ``SettingsError/invalidJSON(reason:)`` when the text is not JSON, or not an object, with the line
+  ///   and column where it goes wrong; ``SettingsError/writeFailed(_:reason:)``. Nothing is changed then.
+  public func importSettings(from json: Data, replacing: Bool = false) throws(SettingsError) {
+    let members: [(key: String, value: JSONValue)]
+    do throws(JSONSyntaxError) {
+      members = try JSONParser.object(from: Array(json))
+    } catch {
+      throw .invalidJSON(reason: error.description)
+    }
+    try importMembers(members, replacing: replacing)
+  }
+
+  /// Imports settings, in one transaction, as ``importSettings(from:replacing:)`` imports a JSON object's: merged
+  /// into the file's, or replacing them.
+  ///
+  /// ```swift
+  /// try copy.importSettings(original.values, replacing: true)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - settings: Each key's value. New keys go after the file's in key order.
+  ///   - replacing: Whether keys `settings` does not hold are removed.
+  /// - Throws: ``SettingsError/unencodableValue(key:reason:)`` for a value with NaN or infinity, and
+  ///   ``SettingsError/writeFailed(_:reason:)``. Nothing is changed then.
+  public func importSettings(_ settings: [JSONKey: JSONValue], replacing: Bool = false) throws(SettingsError) {
+    try importMembers(settings.sorted { $0.key < $1.key }.map { ($0.key.text, $0.value) }, replacing: replacing)
+  }
+
+  /// Sets each member's key, and with `replacing` removes the others, in one write.
+  private func importMembers(_ members: [(key: String, value: JSONValue)], replacing: Bool) throws(SettingsError) {
+    try edit { settings in
+      if replacing {
+        let kept = Set(members.map { JSONKey($0.key) })
+        for key in settings.keys where !kept.contains(JSONKey(key)) { settings[key] = nil }
+      }
+      for (key, value) in members where settings[key] != value { settings[key] = value }
+    }
+  }
+
+  /// ``update(_:)`` for the store's own changes, which throw only `SettingsError`.
+  @discardableResult
+  private func edit<T: Sendable>(_ body: (inout SettingsTransaction) -> T) throws(SettingsError) -> T {
     try file.write(
-      { (document: inout SettingsDocument) throws(SettingsError) in
+      { (document: inout SettingsDocument) throws(SettingsError) -> T in
         var settings = SettingsTransaction(document: document)
-        body(&settings)
+        let result = body(&settings)
         try commit(settings, to: &document)
+        return result
       }, failed: { $0 })
   }
 

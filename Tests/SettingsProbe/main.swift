@@ -6,6 +6,10 @@
 //   SettingsProbe write-loop FILE KEY            increment KEY forever (until killed)
 //   SettingsProbe watch FILE KEY UNTIL READY     print KEY's JSON on every change, until it equals UNTIL;
 //                                                creates the file READY once watching
+//   SettingsProbe changes FILE READY KEY...      keep a Setting on each KEY, read (so watching), and print each change
+//                                                of the store as `change KEY KEY...` (sorted), until one holds the
+//                                                key "done"; then the Settings' values, `KEY=JSON` (or `KEY=absent`)
+//                                                a line. Creates the file READY once watching
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
@@ -66,6 +70,18 @@ struct SettingsProbe {
         fflush(nil)
         if value == until { return }
       }
+    case ("changes", 4...):
+      let settings = store(arguments[1])
+      let watched = arguments[3...].map { Setting<JSONValue?>($0, default: nil, store: settings) }
+      for setting in watched { _ = setting.value }
+      let changes = settings.changes()
+      _ = FileManager.default.createFile(atPath: arguments[2], contents: nil)
+      for await changed in changes {
+        print("change " + changed.sorted().map(\.text).joined(separator: " "))
+        fflush(nil)
+        if changed.contains("done") { break }
+      }
+      for setting in watched { print("\(setting.key)=\(setting.value.map(\.description) ?? "absent")") }
     case ("path", 2):
       print(SettingsStore(suite: arguments[1]).fileURL.path)
     case ("problem", 2):
