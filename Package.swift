@@ -97,7 +97,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintctlTests",
-      dependencies: ["splintctl", "SplintSecrets", "TestSupport"]
+      dependencies: ["splintctl", "SplintSecrets", "SettingsProbe", "TestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -50,11 +50,30 @@ enum Output {
 
   /// Everything on standard input.
   static func readAll() -> Data {
+    (try? readAll(from: STDIN_FILENO)) ?? Data()
+  }
+
+  /// Why a file could not be read: the system's words for its error (`No such file or directory`).
+  struct ReadError: Error {
+    let reason: String
+  }
+
+  /// Everything in the file at `path` (a pipe or FIFO read to its end).
+  static func readAll(path: String) throws(ReadError) -> Data {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw ReadError(reason: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    return try readAll(from: descriptor)
+  }
+
+  /// Everything `descriptor` gives until its end.
+  private static func readAll(from descriptor: Int32) throws(ReadError) -> Data {
     var data = Data()
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
-      let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
       if count < 0, errno == EINTR { continue }
+      if count < 0 { throw ReadError(reason: String(cString: strerror(errno))) }
       guard count > 0 else { return data }
       data.append(contentsOf: chunk[..<count])
     }

@@ -209,3 +209,106 @@ struct WatchCommand: AsyncParsableCommand {
     }
   }
 }
+
+struct ExportCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export",
+    abstract: "Print the settings the file holds, as one JSON object with sorted keys, for splintctl import.",
+    discussion: """
+      `splintctl export --suite com.example.sync > sync.json` on one machine, and `splintctl import --suite \
+      com.example.sync sync.json` on another, carry the settings over. Only what the user set is printed: a \
+      program's defaults, which are not in the file, stay with the program.
+      """)
+
+  @OptionGroup var options: StoreOptions
+
+  func run() throws {
+    let store = try options.store()
+    if let problem = store.fileError { throw failure(problem.description, problem.status) }
+    Output.line(JSONValue.object(store.values).prettyDescription)
+  }
+}
+
+struct ImportCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import",
+    abstract: "Set the settings a JSON object holds, read from a file or standard input, with one write.",
+    discussion: """
+      The object is what `splintctl export` prints: `splintctl import --suite com.example.sync sync.json`, or \
+      `... < sync.json`. Each of its keys is set, and the file's other keys are kept; with --replace they are \
+      removed, so that the settings are exactly the object's. A value is set whole: an object is not merged \
+      into the one stored.
+
+      The text is checked whole before anything is written: text that is not a JSON object is refused, with \
+      the line and column where it goes wrong, and the settings are left exactly as they were (exit status 64, \
+      as for a file that cannot be read). Other processes see the import as one change.
+      """)
+
+  @OptionGroup var options: StoreOptions
+
+  @Argument(
+    help: ArgumentHelp(
+      "The file holding the JSON object; standard input when absent or -.", valueName: "json-file"))
+  var input: String?
+
+  @Flag(help: "Remove the settings the object does not hold.")
+  var replace = false
+
+  func run() throws {
+    let source = input.flatMap { $0 == "-" ? nil : $0 }
+    let text: Data
+    if let source {
+      do throws(Output.ReadError) {
+        text = try Output.readAll(path: source)
+      } catch {
+        throw failure("cannot read \(source): \(error.reason). Nothing was written.", ExitStatus.usage)
+      }
+    } else {
+      text = Output.readAll()
+    }
+    do {
+      try options.storeForChange().importSettings(from: text, replacing: replace)
+    } catch let error as SettingsError {
+      if case .invalidJSON(let reason) = error.situation {
+        throw failure(
+          "cannot import \(source ?? "standard input"): \(reason). Nothing was written.", error.status)
+      }
+      throw failure(error.description, error.status)
+    }
+  }
+}
+
+struct ResetCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "reset",
+    abstract: "Remove settings, so that programs read their defaults; print each key removed, one a line.",
+    discussion: """
+      `splintctl reset --suite com.example.sync interval mode` removes those keys, `--all` every key the file \
+      holds, with one write that other processes see as one change. It asks for no confirmation: to keep a \
+      copy to import back, run `splintctl export` first. Keys that are not set are passed over, and not printed.
+      """)
+
+  @OptionGroup var options: StoreOptions
+
+  @Argument(help: "The keys to remove.")
+  var keys: [String] = []
+
+  @Flag(help: "Remove every setting the file holds.")
+  var all = false
+
+  func validate() throws {
+    if all, !keys.isEmpty { throw ValidationError("Give the keys to remove, or --all, not both.") }
+    if !all, keys.isEmpty { throw ValidationError("Give the keys to remove, or --all to remove every setting.") }
+  }
+
+  func run() throws {
+    let removed: [String]
+    do {
+      let store = try options.storeForChange()
+      removed = try all ? store.resetAll() : store.reset(keys: keys)
+    } catch let error as SettingsError {
+      throw failure(error.description, error.status)
+    }
+    for key in removed { Output.line(key) }
+  }
+}

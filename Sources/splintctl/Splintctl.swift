@@ -18,8 +18,9 @@ struct Splintctl: ParsableCommand {
     abstract: "Secrets in the Secret Service and settings in JSON files, from a shell.",
     discussion: """
       Secrets (`splintctl secret ...`) are the items secret-tool, Python keyring and go-keyring use: attributes \
-      `service` and `username`. Settings (`get`, `set`, `delete`, `list`, `path`, `watch`) are the JSON files \
-      Splint's SettingsStore uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
+      `service` and `username`. Settings (`get`, `set`, `delete`, `list`, `path`, `watch`, and `export`, \
+      `import`, `reset` to move them between machines or start over) are the JSON files Splint's SettingsStore \
+      uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
       with a throw-away Secret Service, as tests in CI need.
 
       Exit status (`splintctl sandbox` exits with its command's status):
@@ -32,7 +33,8 @@ struct Splintctl: ParsableCommand {
     version: version,
     subcommands: [
       SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
-      PathCommand.self, WatchCommand.self, SandboxCommand.self,
+      PathCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, ResetCommand.self,
+      SandboxCommand.self,
     ]
   )
 

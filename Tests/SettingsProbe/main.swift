@@ -3,6 +3,9 @@
 //   SettingsProbe set FILE KEY JSON              store JSON under KEY
 //   SettingsProbe increment FILE KEY COUNT       COUNT read-modify-write increments, each a batch update
 //   SettingsProbe write-keys FILE PREFIX COUNT   store PREFIX-0 … PREFIX-(COUNT-1), one write each
+//   SettingsProbe increment-until FILE KEY STOP  batch increments of KEY until the file holds the key STOP (checked in
+//                                                the same batch); prints "writing" at the start, and at the end how many
+//                                                increments it made
 //   SettingsProbe write-loop FILE KEY            increment KEY forever (until killed)
 //   SettingsProbe watch FILE KEY UNTIL READY     print KEY's JSON on every change, until it equals UNTIL;
 //                                                creates the file READY once watching
@@ -52,6 +55,20 @@ struct SettingsProbe {
       for index in 0..<(Int(arguments[3]) ?? 0) {
         try settings.set(.int(index), forKey: "\(arguments[2])-\(index)")
       }
+    case ("increment-until", 4):
+      let settings = store(arguments[1])
+      let counter = Setting(arguments[2], default: 0, store: settings)
+      print("writing")
+      fflush(nil)
+      var count = 0
+      while try settings.update({ settings in
+        guard settings[arguments[3]] == nil else { return false }
+        settings[counter] += 1
+        return true
+      }) {
+        count += 1
+      }
+      print(count)
     case ("write-loop", 3):
       let settings = store(arguments[1])
       let counter = Setting(arguments[2], default: 0, store: settings)

@@ -12,11 +12,15 @@ import Testing
     "inotify_init", "inotify_init1", "socket", "connect",
   ]
 
-  /// The commands, with `FILE` for a settings file that holds `{"k": "v"}`.
+  /// The commands, with `FILE` for a settings file that holds `{"k": "v"}`, and `INPUT` for a file that holds
+  /// `{"n": 3}`.
   static let commands: [[String]] = [
     ["--version"], ["--help"], ["get", "--help"], ["get", "--file", "FILE", "k"], ["set", "--file", "FILE", "n", "2"],
     ["list", "--file", "FILE"], ["delete", "--file", "FILE", "k"], ["path", "--file", "FILE"],
-    ["get", "--suite", "splint-startup-test", "k"],
+    ["get", "--suite", "splint-startup-test", "k"], ["export", "--file", "FILE"],
+    ["import", "--file", "FILE", "INPUT"],
+    ["import", "--file", "FILE", "--replace", "INPUT"], ["reset", "--file", "FILE", "k", "n"],
+    ["reset", "--file", "FILE", "--all"],
   ]
 
   @Test(arguments: commands)
@@ -28,6 +32,8 @@ import Testing
     }
     let file = scratch.url("settings.json").path
     try #"{"k": "v"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+    let input = scratch.url("input.json").path
+    try #"{"n": 3}"#.write(toFile: input, atomically: true, encoding: .utf8)
     let log = scratch.url("strace.log").path
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_CONFIG_HOME"] = scratch.directory.path
@@ -36,7 +42,7 @@ import Testing
         "strace", "-f", "-qq", "-o", log, "-e", "trace=" + Self.watched.joined(separator: ","),
         Programs.helper("splintctl"),
       ]
-        + command.map { $0 == "FILE" ? file : $0 }, environment: environment)
+        + command.map { ["FILE": file, "INPUT": input][$0] ?? $0 }, environment: environment)
     #expect([0, 1].contains(output.status), "\(output)")
     let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
     #expect(calls.isEmpty, "splintctl \(command.joined(separator: " ")): \(calls)")
