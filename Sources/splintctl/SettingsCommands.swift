@@ -149,7 +149,10 @@ struct ListCommand: ParsableCommand {
 
   @OptionGroup var options: StoreOptions
 
-  func run() throws {
+  func run() throws { try Self.printSettings(of: options) }
+
+  /// Prints every setting of the store `options` name, as one JSON object with sorted keys (`list` and `export`).
+  static func printSettings(of options: StoreOptions) throws {
     let store = try options.store()
     if let problem = store.fileError { throw failure(problem.description, problem.status) }
     Output.line(JSONValue.object(store.values).prettyDescription)
@@ -222,11 +225,7 @@ struct ExportCommand: ParsableCommand {
 
   @OptionGroup var options: StoreOptions
 
-  func run() throws {
-    let store = try options.store()
-    if let problem = store.fileError { throw failure(problem.description, problem.status) }
-    Output.line(JSONValue.object(store.values).prettyDescription)
-  }
+  func run() throws { try ListCommand.printSettings(of: options) }
 }
 
 struct ImportCommand: ParsableCommand {
