@@ -1,6 +1,13 @@
 /// The content of a settings file: a JSON object whose members keep their order and, until changed, their exact
 /// text, so that writing the file back changes only the keys that were set.
+///
+/// The member ``versionKey`` records the settings' schema version (see `SettingsMigration`): it is not a setting,
+/// so ``keys`` and ``values`` leave it out, and only ``schemaVersion`` reads and sets it.
 struct SettingsDocument: Sendable, Equatable {
+  /// The reserved key under which a file records its settings' schema version.
+  static let versionKey = "$version"
+  private static let reservedKey = JSONKey(versionKey)
+
   private struct Member: Sendable, Equatable {
     let key: JSONKey
     var value: JSONValue
@@ -22,12 +29,37 @@ struct SettingsDocument: Sendable, Equatable {
     }
   }
 
-  /// The keys in file order.
-  var keys: [String] { members.map(\.key.text) }
+  /// The keys in file order, but for the reserved ``versionKey``.
+  var keys: [String] { members.compactMap { $0.key == Self.reservedKey ? nil : $0.key.text } }
 
-  /// Every key's value.
+  /// Every key's value, but for the reserved ``versionKey``'s.
   var values: [JSONKey: JSONValue] {
-    Dictionary(uniqueKeysWithValues: members.map { ($0.key, $0.value) })
+    Dictionary(uniqueKeysWithValues: members.compactMap { $0.key == Self.reservedKey ? nil : ($0.key, $0.value) })
+  }
+
+  /// What the file records under ``versionKey``: nil when it records nothing (version 0, before any migration).
+  var versionValue: JSONValue? { self[Self.versionKey] }
+
+  /// The settings' schema version: the whole number under ``versionKey``, 0 when there is none. Nil when the
+  /// key holds something else, which no migration can start from. Setting it records the version.
+  var schemaVersion: Int? {
+    get { Self.version(versionValue) }
+    set { self[Self.versionKey] = newValue.map(JSONValue.int) }
+  }
+
+  /// The schema version `value` (what a file holds under ``versionKey``) records: 0 for none, nil when it is not a
+  /// whole number from 0.
+  static func version(_ value: JSONValue?) -> Int? {
+    switch value {
+    case nil: 0
+    case .int(let version)? where version >= 0: version
+    case _?: nil
+    }
+  }
+
+  /// Why `value`, under ``versionKey``, stops migrations.
+  static func notAVersion(_ value: JSONValue?) -> String {
+    "its \"\(versionKey)\" is \(value?.description ?? "absent"), not a version number"
   }
 
   /// A key's value; setting nil removes the key. A new key goes last. Keys are the same only when their Unicode

@@ -25,6 +25,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case notARegularFile(URL, kind: String)
     case invalidJSON(reason: String)
     case invalidSuiteName(String)
+    case reservedKey(String)
+    case newerVersion(URL, version: Int, known: Int)
+    case migrationFailed(URL, version: Int, reason: String)
+    case versionMismatch(URL, imported: Int, file: Int)
   }
 
   /// The situation, with its details.
@@ -55,6 +59,14 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let invalidJSON = Code("invalidJSON")
     /// See ``SettingsError/invalidSuiteName(_:)``.
     public static let invalidSuiteName = Code("invalidSuiteName")
+    /// See ``SettingsError/reservedKey(_:)``.
+    public static let reservedKey = Code("reservedKey")
+    /// See ``SettingsError/newerVersion(_:version:known:)``.
+    public static let newerVersion = Code("newerVersion")
+    /// See ``SettingsError/migrationFailed(_:version:reason:)``.
+    public static let migrationFailed = Code("migrationFailed")
+    /// See ``SettingsError/versionMismatch(_:imported:file:)``.
+    public static let versionMismatch = Code("versionMismatch")
   }
 
   /// Which kind of failure this is.
@@ -68,6 +80,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .notARegularFile: .notARegularFile
     case .invalidJSON: .invalidJSON
     case .invalidSuiteName: .invalidSuiteName
+    case .reservedKey: .reservedKey
+    case .newerVersion: .newerVersion
+    case .migrationFailed: .migrationFailed
+    case .versionMismatch: .versionMismatch
     }
   }
 
@@ -75,9 +91,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   public var url: URL? {
     switch situation {
     case .corruptFile(let url, _), .unreadableFile(let url, _), .writeFailed(let url, _),
-      .notARegularFile(let url, _):
+      .notARegularFile(let url, _), .newerVersion(let url, _, _), .migrationFailed(let url, _, _),
+      .versionMismatch(let url, _, _):
       url
-    case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName:
+    case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
     }
   }
@@ -85,9 +102,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// The key the error is about, if it is about one.
   public var key: String? {
     switch situation {
-    case .undecodableValue(let key, _, _), .unencodableValue(let key, _):
+    case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key):
       key
-    case .corruptFile, .unreadableFile, .writeFailed, .notARegularFile, .invalidJSON, .invalidSuiteName:
+    case .corruptFile, .unreadableFile, .writeFailed, .notARegularFile, .invalidJSON, .invalidSuiteName,
+      .newerVersion, .migrationFailed, .versionMismatch:
       nil
     }
   }
@@ -131,6 +149,29 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// A suite name that is not a plain directory name.
   public static func invalidSuiteName(_ suite: String) -> SettingsError { SettingsError(.invalidSuiteName(suite)) }
 
+  /// `key` is reserved: `"$version"` records the settings' schema version, which only ``SettingsMigration``s
+  /// change. Nothing was written.
+  public static func reservedKey(_ key: String) -> SettingsError { SettingsError(.reservedKey(key)) }
+
+  /// The settings file records schema `version`, newer than the newest ``SettingsMigration`` this program knows
+  /// (`known`): a newer release of the program has migrated it. No migration runs and none is written back; the
+  /// values are read as they are.
+  public static func newerVersion(_ url: URL, version: Int, known: Int) -> SettingsError {
+    SettingsError(.newerVersion(url, version: version, known: known))
+  }
+
+  /// Migrating the settings file to schema `version` failed: a migration threw, or the file's `"$version"` is not a
+  /// version. The file is untouched, and its settings are read as they are.
+  public static func migrationFailed(_ url: URL, version: Int, reason: String) -> SettingsError {
+    SettingsError(.migrationFailed(url, version: version, reason: reason))
+  }
+
+  /// Settings to import record schema version `imported`, and the file holding settings records another, `file`:
+  /// their keys may not mean the same. Nothing was written.
+  public static func versionMismatch(_ url: URL, imported: Int, file: Int) -> SettingsError {
+    SettingsError(.versionMismatch(url, imported: imported, file: file))
+  }
+
   /// What happened and what to do, in full sentences.
   public var description: String {
     switch situation {
@@ -169,6 +210,29 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       return """
         "\(suite)" cannot name a settings suite: use a plain directory name such as com.example.app \
         (not empty, no "/", not "." or "..").
+        """
+    case .reservedKey(let key):
+      return """
+        "\(key)" is reserved: it records the settings' schema version, which only migrations change. Use another \
+        key. Nothing was written.
+        """
+    case .newerVersion(let url, let version, let known):
+      return """
+        The settings file \(url.path) is at version \(version), but this program knows versions up to \(known): a \
+        newer release of it has changed the settings' shape. They are read as they are and not migrated back. \
+        Update this program, or restore a backup of the settings made for this version.
+        """
+    case .migrationFailed(let url, let version, let reason):
+      return """
+        Migrating the settings file \(url.path) to version \(version) failed: \(reason). The file is untouched and \
+        its settings are read as they are; the migration runs again when the program next opens the file. Fix \
+        what the reason names (in the file, or in the migration).
+        """
+    case .versionMismatch(let url, let imported, let file):
+      return """
+        The settings to import are at version \(imported), and \(url.path) is at version \(file), so their keys \
+        may not mean the same. Nothing was written. Import them with the program itself, whose migrations can \
+        bring them to its version, or into a file at version \(imported).
         """
     }
   }

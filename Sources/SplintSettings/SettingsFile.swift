@@ -78,6 +78,14 @@ final class SettingsFile: WatchedFile {
     var errorStreams: [UInt64: AsyncStream<SettingsError>.Continuation] = [:]
     /// The file's current problem (corrupt, unreadable), which a new error stream hears first.
     var problem: SettingsError?
+    /// What the content in use holds under `SettingsDocument.versionKey`: its schema version.
+    var versionValue: JSONValue?
+    /// The newest version the migrations of a store on this file know, once one was opened with migrations: files
+    /// this process creates record it, and a file newer than it is reported.
+    var migrationTarget: Int?
+    /// What keeps the file from the migrations' version (a newer file, a failed migration), which a new error
+    /// stream hears after ``problem``, until the file is at that version.
+    var migrationProblem: SettingsError?
   }
 
   /// What to tell observers after a change, once the locks are released.
@@ -214,7 +222,13 @@ final class SettingsFile: WatchedFile {
   /// The file's current problem (corrupt, unreadable), or nil.
   var problem: SettingsError? {
     refreshUnlessWatched()
-    return shared.withLock { $0.problem }
+    return shared.withLock { $0.problem ?? $0.migrationProblem }
+  }
+
+  /// The schema version the file records: 0 when none, nil when its `"$version"` is not a version.
+  var schemaVersion: Int? {
+    refreshUnlessWatched()
+    return shared.withLock { SettingsDocument.version($0.versionValue) }
   }
 
   /// How many times this process has written the file.
@@ -319,9 +333,15 @@ final class SettingsFile: WatchedFile {
   /// A file that does not parse is kept beside the new one as `<name>.corrupt-<UTC time>`, and the edit applies
   /// to the last good content instead. When `change` leaves the content as it was, nothing is written.
   ///
-  /// - Parameter failed: Converts a failure to write into the caller's error type.
+  /// A file this process creates records the version of its store's migrations, if it has any: what is written to
+  /// it is in their shape.
+  ///
+  /// - Parameters:
+  ///   - failed: Converts a failure to write into the caller's error type.
+  ///   - repairing: Whether a file that does not parse is set aside and replaced; if not, the write fails with
+  ///     ``SettingsError/corruptFile(_:reason:)`` and nothing changes.
   func write<T: Sendable, E: Error>(
-    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E
+    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = true
   ) throws(E) -> T {
     let outcome = io.withLock { io -> Result<(T, Notification?), E> in
       do throws(FileIOError) {
@@ -340,6 +360,7 @@ final class SettingsFile: WatchedFile {
               // A blank file may be an in-place save caught halfway: build on the last good content.
               if Self.isBlank(found.bytes) { document = io.document }
             } catch {
+              guard repairing else { return .failure(failed(.corruptFile(url, reason: error.description))) }
               corrupt = true
               document = io.document
             }
@@ -355,6 +376,9 @@ final class SettingsFile: WatchedFile {
           }
           guard document != original || corrupt else {
             return .success((result, adopt(document, identity: found?.identity, in: &io)))
+          }
+          if found == nil, document.versionValue == nil, let target = shared.withLock({ $0.migrationTarget }) {
+            document.schemaVersion = target
           }
           if corrupt { try FileIO.link(target, as: "\(target).corrupt-\(Self.timestamp())") }
           try FileIO.replace(target, with: document.rendered(), sync: syncsToDisk)
@@ -391,6 +415,8 @@ final class SettingsFile: WatchedFile {
     io.adoptions += 1
     return shared.withLock { shared -> Notification? in
       shared.problem = nil
+      shared.versionValue = document.versionValue
+      checkVersion(in: &shared)
       let values = document.values
       let changed = Set(shared.values.keys).union(values.keys).filter { shared.values[$0] != values[$0] }
       shared.keys = document.keys
@@ -400,6 +426,61 @@ final class SettingsFile: WatchedFile {
       for stream in shared.changeStreams.values { stream.yield(changed) }
       let calls = changed.flatMap { key in (shared.observers[key] ?? [:]).values.map { ($0, values[key]) } }
       return Notification(version: shared.version, calls: calls)
+    }
+  }
+
+  /// Updates the migration problem for the version of the content in use: a newer file, or a `"$version"` that is
+  /// not a version, is one (reported when it starts); a file at the migrations' version has none; an older file
+  /// keeps the failure of its migration, if one failed.
+  private func checkVersion(in shared: inout Shared) {
+    guard let target = shared.migrationTarget else { return }
+    var problem = shared.migrationProblem
+    switch SettingsDocument.version(shared.versionValue) {
+    case nil:
+      problem = .migrationFailed(url, version: target, reason: SettingsDocument.notAVersion(shared.versionValue))
+    case let version? where version > target:
+      problem = .newerVersion(url, version: version, known: target)
+    case target?:
+      problem = nil
+    case _?:
+      break
+    }
+    guard problem != shared.migrationProblem else { return }
+    shared.migrationProblem = problem
+    if let problem {
+      for stream in shared.errorStreams.values { stream.yield(problem) }
+    }
+  }
+
+  /// Brings the file to the newest version `migrations` know, by running those it has not had, in one write under
+  /// the file's lock (see `SettingsMigration`). A file that does not exist has nothing to migrate: the first write
+  /// that creates it records the version. A broken file is left alone (its problem is reported already); a failure
+  /// is kept as the migration problem and reported.
+  func migrate(_ migrations: [SettingsMigration]) {
+    guard let target = migrations.last?.version else { return }
+    precondition(SettingsMigration.areOrdered(migrations), "Migrations need versions from 1, each above the last")
+    // Known first, so that the look at the file below reports a newer one.
+    shared.withLock { shared in
+      shared.migrationTarget = target
+      checkVersion(in: &shared)
+    }
+    refreshUnlessWatched()
+    let needed = io.withLock { io in
+      io.identity != nil && io.reportedProblem == nil && (io.document.schemaVersion ?? target) < target
+    }
+    guard needed else { return }
+    do {
+      try write(
+        { (document: inout SettingsDocument) throws(SettingsError) in
+          try SettingsMigration.run(migrations, on: &document, url: url)
+        }, failed: { $0 }, repairing: false)
+    } catch {
+      // A failure to write was reported by the write, and a file found broken under the lock by the reload.
+      guard error.code == .migrationFailed else { return }
+      shared.withLock { shared in
+        shared.migrationProblem = error
+        for stream in shared.errorStreams.values { stream.yield(error) }
+      }
     }
   }
 
@@ -475,7 +556,7 @@ final class SettingsFile: WatchedFile {
     let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
     let id = makeObserverID()
     shared.withLock { shared in
-      if let problem = shared.problem { continuation.yield(problem) }
+      for problem in [shared.problem, shared.migrationProblem].compactMap(\.self) { continuation.yield(problem) }
       shared.errorStreams[id] = continuation
     }
     continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.errorStreams[id] = nil } }

@@ -37,9 +37,11 @@ public final class SettingsStore: Sendable {
   ///
   /// - Parameter suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that
   ///   comes from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
-  public convenience init(suite: String) {
+  ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
+  ///     brought to the newest before this returns (see ``SettingsMigration``).
+  public convenience init(suite: String, migrations: [SettingsMigration] = []) {
     do {
-      self.init(fileURL: try Self.fileURL(forSuite: suite))
+      self.init(fileURL: try Self.fileURL(forSuite: suite), migrations: migrations)
     } catch {
       preconditionFailure(error.description)  // coverage:ignore — a trapping process writes no coverage profile
     }
@@ -57,28 +59,45 @@ public final class SettingsStore: Sendable {
 
   /// The store for the settings file at `fileURL`, for system daemons (whose home is elsewhere) and tests. The file
   /// need not exist; a symlink is followed for writes and stays a symlink.
-  public init(fileURL: URL) {
+  ///
+  /// - Parameters:
+  ///   - fileURL: The settings file.
+  ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
+  ///     brought to the newest before this returns (see ``SettingsMigration``). Versions start at 1 and rise.
+  public init(fileURL: URL, migrations: [SettingsMigration] = []) {
     file = SettingsFile.shared(for: fileURL)
+    self.migrations = migrations
+    file.migrate(migrations)
   }
 
   /// A store whose writes skip fsync: still atomic (a reader sees the whole old or the whole new file), but a power
   /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
   package init(fileURL: URL, syncsToDisk: Bool) {
     file = SettingsFile.shared(for: fileURL, syncsToDisk: syncsToDisk)
+    migrations = []
   }
+
+  /// The migrations the store was opened with, oldest first.
+  let migrations: [SettingsMigration]
+
+  /// The schema version the file records under the reserved key `"$version"`: the version of the last
+  /// ``SettingsMigration`` it has had, 0 before any. Nil when `"$version"` holds something that is not a version.
+  public var schemaVersion: Int? { file.schemaVersion }
 
   /// The settings file.
   public var fileURL: URL { file.url }
 
   /// What is wrong with the settings file now, if anything: ``SettingsError/corruptFile(_:reason:)`` or
-  /// ``SettingsError/unreadableFile(_:reason:)``. Nil when the file is fine or does not exist. While the file has a
-  /// problem, the last good values stay in use.
+  /// ``SettingsError/unreadableFile(_:reason:)``, else what keeps it from the version of the store's migrations
+  /// (``SettingsError/newerVersion(_:version:known:)``, ``SettingsError/migrationFailed(_:version:reason:)``). Nil
+  /// when the file is fine or does not exist. While the file has a problem, the last good values stay in use.
   public var fileError: SettingsError? { file.problem }
 
-  /// The keys the file holds, in file order.
+  /// The keys the file holds, in file order: not `"$version"`, which records the settings' schema version
+  /// (``schemaVersion``).
   public var keys: [String] { file.keys }
 
-  /// Every key's value. Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one ("é"
+  /// Every key's value (not `"$version"`'s: see ``keys``). Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one ("é"
   /// written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }
 
@@ -176,6 +195,11 @@ public final class SettingsStore: Sendable {
   /// Either way a key is set as a whole (an object value replaces the stored one, it is not merged into it), a key
   /// whose value is already the same stays exactly as it was, and when nothing changes nothing is written.
   ///
+  /// An object that records a schema version (`"$version"`, as `splintctl export` writes it) is brought to the
+  /// version of the store's migrations first, as a file would be; then its version must be the file's, unless the
+  /// file holds no settings or is replaced (it takes the object's version then). An object without one is taken
+  /// as it is.
+  ///
   /// ```swift
   /// try store.importSettings(from: Data(contentsOf: backup))                  // merge
   /// try store.importSettings(from: Data(contentsOf: backup), replacing: true) // the backup, exactly
@@ -185,7 +209,9 @@ public final class SettingsStore: Sendable {
   ///   - json: UTF-8 text holding one JSON object (a byte order mark before it is skipped).
   ///   - replacing: Whether keys the object does not hold are removed.
   /// - Throws: ``SettingsError/invalidJSON(reason:)`` when the text is not JSON, or not an object, with the line
-  ///   and column where it goes wrong; ``SettingsError/writeFailed(_:reason:)``. Nothing is changed then.
+  ///   and column where it goes wrong; ``SettingsError/versionMismatch(_:imported:file:)``,
+  ///   ``SettingsError/migrationFailed(_:version:reason:)``, ``SettingsError/writeFailed(_:reason:)``. Nothing is
+  ///   changed then.
   public func importSettings(from json: Data, replacing: Bool = false) throws(SettingsError) {
     let members: [(key: String, value: JSONValue)]
     do throws(JSONSyntaxError) {
@@ -206,21 +232,43 @@ public final class SettingsStore: Sendable {
   /// - Parameters:
   ///   - settings: Each key's value. New keys go after the file's in key order.
   ///   - replacing: Whether keys `settings` does not hold are removed.
-  /// - Throws: ``SettingsError/unencodableValue(key:reason:)`` for a value with NaN or infinity, and
-  ///   ``SettingsError/writeFailed(_:reason:)``. Nothing is changed then.
+  /// - Throws: ``SettingsError/unencodableValue(key:reason:)`` for a value with NaN or infinity, the errors of
+  ///   ``importSettings(from:replacing:)``. Nothing is changed then.
   public func importSettings(_ settings: [JSONKey: JSONValue], replacing: Bool = false) throws(SettingsError) {
     try importMembers(settings.sorted { $0.key < $1.key }.map { ($0.key.text, $0.value) }, replacing: replacing)
   }
 
-  /// Sets each member's key, and with `replacing` removes the others, in one write.
-  private func importMembers(_ members: [(key: String, value: JSONValue)], replacing: Bool) throws(SettingsError) {
-    try edit { settings in
-      if replacing {
-        let kept = Set(members.map { JSONKey($0.key) })
-        for key in settings.keys where !kept.contains(JSONKey(key)) { settings[key] = nil }
+  /// Sets each member's key, and with `replacing` removes the others, in one write; a `"$version"` member is the
+  /// members' schema version.
+  private func importMembers(_ given: [(key: String, value: JSONValue)], replacing: Bool) throws(SettingsError) {
+    var imported = SettingsDocument()
+    for (key, value) in given { imported[key] = value }
+    // Without "$version", the keys are taken as they are: hand-written JSON, or an export from before migrations.
+    var version: Int?
+    if let recorded = imported.versionValue {
+      guard imported.schemaVersion != nil else {
+        throw .invalidJSON(reason: "\"\(SettingsDocument.versionKey)\" is \(recorded), not a version number")
       }
-      for (key, value) in members where settings[key] != value { settings[key] = value }
+      try SettingsMigration.run(migrations, on: &imported, url: fileURL)
+      version = imported.schemaVersion
     }
+    let members = imported.keys.compactMap { key in imported[key].map { (key, $0) } }
+    try file.write(
+      { (document: inout SettingsDocument) throws(SettingsError) in
+        var settings = SettingsTransaction(document: document)
+        if let version, document.schemaVersion != version {
+          guard document.keys.isEmpty || replacing else {
+            throw .versionMismatch(fileURL, imported: version, file: document.schemaVersion ?? -1)
+          }
+          settings.document.schemaVersion = version
+        }
+        if replacing {
+          let kept = Set(members.map { JSONKey($0.0) })
+          for key in settings.keys where !kept.contains(JSONKey(key)) { settings[key] = nil }
+        }
+        for (key, value) in members where settings[key] != value { settings[key] = value }
+        try commit(settings, to: &document)
+      }, failed: { $0 })
   }
 
   /// ``update(_:)`` for the store's own changes, which throw only `SettingsError`.
@@ -237,9 +285,9 @@ public final class SettingsStore: Sendable {
 
   /// Keeps a transaction's changes, unless it holds a value that cannot be stored.
   private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
-    if let unencodable = settings.unencodable {
-      file.report(unencodable)
-      throw unencodable
+    if let invalid = settings.invalid {
+      file.report(invalid)
+      throw invalid
     }
     document = settings.document
   }

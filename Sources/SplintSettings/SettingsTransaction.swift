@@ -2,22 +2,27 @@
 /// ``Setting``. The changes are written when the update's body returns.
 public struct SettingsTransaction {
   var document: SettingsDocument
-  /// The first value set that cannot be stored; the update then writes nothing.
-  private(set) var unencodable: SettingsError?
+  /// The first change that cannot be made (a value that cannot be stored, the reserved key); the update then
+  /// writes nothing.
+  private(set) var invalid: SettingsError?
 
   init(document: SettingsDocument) {
     self.document = document
   }
 
-  /// The keys the file holds, in file order.
+  /// The keys the file holds, in file order (not the reserved `"$version"`, which records the settings' schema
+  /// version for ``SettingsMigration``s).
   public var keys: [String] { document.keys }
 
-  /// The value stored for `key`; setting nil removes the key.
+  /// The value stored for `key`; setting nil removes the key. The reserved key `"$version"` reads nil, and setting
+  /// it fails the update with ``SettingsError/reservedKey(_:)``: migrations keep it.
   public subscript(key: String) -> JSONValue? {
-    get { document[key] }
+    get { key == SettingsDocument.versionKey ? nil : document[key] }
     set {
-      if let newValue, !newValue.isFinite {
-        unencodable = unencodable ?? .unencodableValue(key: key, reason: "JSON has no NaN or infinity")
+      if key == SettingsDocument.versionKey {
+        invalid = invalid ?? .reservedKey(key)
+      } else if let newValue, !newValue.isFinite {
+        invalid = invalid ?? .unencodableValue(key: key, reason: "JSON has no NaN or infinity")
       } else {
         document[key] = newValue
       }
@@ -27,12 +32,12 @@ public struct SettingsTransaction {
   /// A setting's value as the setting would read it (stored and decodable, else its default); setting it stores the
   /// value under the setting's key.
   public subscript<Value: SettingValue>(setting: Setting<Value>) -> Value {
-    get { document[setting.key].flatMap { try? Value(jsonValue: $0) } ?? setting.defaultValue }
+    get { self[setting.key].flatMap { try? Value(jsonValue: $0) } ?? setting.defaultValue }
     set {
       do {
         self[setting.key] = try newValue.jsonValue()
       } catch {
-        unencodable = unencodable ?? .unencodableValue(key: setting.key, reason: "\(error)")
+        invalid = invalid ?? .unencodableValue(key: setting.key, reason: "\(error)")
       }
     }
   }

@@ -151,11 +151,16 @@ struct ListCommand: ParsableCommand {
 
   func run() throws { try Self.printSettings(of: options) }
 
-  /// Prints every setting of the store `options` name, as one JSON object with sorted keys (`list` and `export`).
-  static func printSettings(of options: StoreOptions) throws {
+  /// Prints every setting of the store `options` name, as one JSON object with sorted keys (`list` and `export`);
+  /// with `version`, also the schema version the file records, if it records one.
+  static func printSettings(of options: StoreOptions, version: Bool = false) throws {
     let store = try options.store()
     if let problem = store.fileError { throw failure(problem.description, problem.status) }
-    Output.line(JSONValue.object(store.values).prettyDescription)
+    var settings = store.values
+    if version, let schemaVersion = store.schemaVersion, schemaVersion > 0 {
+      settings["$version"] = .int(schemaVersion)
+    }
+    Output.line(JSONValue.object(settings).prettyDescription)
   }
 }
 
@@ -220,12 +225,14 @@ struct ExportCommand: ParsableCommand {
     discussion: """
       `splintctl export --suite com.example.sync > sync.json` on one machine, and `splintctl import --suite \
       com.example.sync sync.json` on another, carry the settings over. Only what the user set is printed: a \
-      program's defaults, which are not in the file, stay with the program.
+      program's defaults, which are not in the file, stay with the program. When the file records the version of \
+      its settings' shape ("$version", kept by the program's migrations), the object holds it too, so that an \
+      import can tell whether the keys mean the same.
       """)
 
   @OptionGroup var options: StoreOptions
 
-  func run() throws { try ListCommand.printSettings(of: options) }
+  func run() throws { try ListCommand.printSettings(of: options, version: true) }
 }
 
 struct ImportCommand: ParsableCommand {
@@ -241,6 +248,11 @@ struct ImportCommand: ParsableCommand {
       The text is checked whole before anything is written: text that is not a JSON object is refused, with \
       the line and column where it goes wrong, and the settings are left exactly as they were (exit status 64, \
       as for a file that cannot be read). Other processes see the import as one change.
+
+      An object that records the version of its settings' shape ("$version", as export writes it when the file \
+      records one) goes only into a file at that version, a file holding no settings, or with --replace; it is \
+      refused otherwise (exit status 64), since the same keys may mean something else in another version. An \
+      object without "$version" is imported as it is.
       """)
 
   @OptionGroup var options: StoreOptions

@@ -110,9 +110,10 @@ extension SettingsError {
   /// The exit status for this error.
   var status: ExitCode {
     switch situation {
-    case .invalidJSON, .invalidSuiteName, .unencodableValue:
+    case .invalidJSON, .invalidSuiteName, .unencodableValue, .reservedKey, .versionMismatch:
       ExitStatus.usage
-    case .corruptFile, .unreadableFile, .notARegularFile, .undecodableValue, .writeFailed:
+    case .corruptFile, .unreadableFile, .notARegularFile, .undecodableValue, .writeFailed, .newerVersion,
+      .migrationFailed:
       ExitStatus.failure
     }
   }

@@ -13,6 +13,13 @@
 //                                                of the store as `change KEY KEY...` (sorted), until one holds the
 //                                                key "done"; then the Settings' values, `KEY=JSON` (or `KEY=absent`)
 //                                                a line. Creates the file READY once watching
+//   SettingsProbe migrate FILE LOG [slow|fail]   open FILE with three migrations (1: rename "interval" to "period", 2:
+//                                                a number of seconds in "period" becomes a string "<n>s", 3: remove
+//                                                "legacy"), each appending `<pid> <version>` to LOG as it runs (1 also
+//                                                waits 100 ms, so that other processes queue on the lock); then print
+//                                                `version N`, the problem or `problem none`, and `period=JSON`. With
+//                                                slow, 2 prints "migrating" and sleeps 60 s (to be killed); with fail,
+//                                                2 throws
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
@@ -99,6 +106,38 @@ struct SettingsProbe {
         if changed.contains("done") { break }
       }
       for setting in watched { print("\(setting.key)=\(setting.value.map(\.description) ?? "absent")") }
+    case ("migrate", 3...4):
+      let log = arguments[2]
+      let mode = arguments.count == 4 ? arguments[3] : "ok"
+      let settings = SettingsStore(
+        fileURL: URL(fileURLWithPath: arguments[1]),
+        migrations: [
+          SettingsMigration(version: 1) { settings in
+            try append("\(getpid()) 1\n", to: log)
+            usleep(100_000)
+            if let interval = settings["interval"] {
+              settings["period"] = interval
+              settings["interval"] = nil
+            }
+          },
+          SettingsMigration(version: 2) { settings in
+            try append("\(getpid()) 2\n", to: log)
+            if mode == "slow" {
+              print("migrating")
+              fflush(nil)
+              sleep(60)
+            }
+            if mode == "fail" { throw ProbeFailure("no network to look the new value up") }
+            if case .int(let seconds)? = settings["period"] { settings["period"] = .string("\(seconds)s") }
+          },
+          SettingsMigration(version: 3) { settings in
+            try append("\(getpid()) 3\n", to: log)
+            settings["legacy"] = nil
+          },
+        ])
+      print("version \(settings.schemaVersion.map(String.init) ?? "invalid")")
+      print("problem \(settings.fileError?.description ?? "none")")
+      print("period=\(settings.value(forKey: "period")?.description ?? "absent")")
     case ("path", 2):
       print(SettingsStore(suite: arguments[1]).fileURL.path)
     case ("problem", 2):
@@ -124,6 +163,15 @@ struct SettingsProbe {
     }
   }
 
+  /// Appends `line` to the file at `path`, with one write(2) in O_APPEND mode (whole, whoever else appends).
+  static func append(_ line: String, to path: String) throws {
+    let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw ProbeFailure("cannot open \(path)") }
+    defer { close(descriptor) }
+    let bytes = Array(line.utf8)
+    guard write(descriptor, bytes, bytes.count) == bytes.count else { throw ProbeFailure("cannot append to \(path)") }
+  }
+
   /// This process's threads, and its file descriptors that are inotify or epoll instances.
   static func resources() -> String {
     let manager = FileManager.default
@@ -135,4 +183,10 @@ struct SettingsProbe {
     let epoll = descriptors.count { $0 == "anon_inode:[eventpoll]" }
     return "threads \(threads) inotify \(inotify) epoll \(epoll)"
   }
+}
+
+/// A failure of the probe itself, or one a migration is made to throw.
+struct ProbeFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
 }

@@ -64,6 +64,24 @@ struct TransferCommandTests {
     #expect(try await splintctl("get", "--suite", "to", "name", environment: environment).stdout == "\"Zoë\"\n")
   }
 
+  @Test("export carries the file's schema version, list does not; import refuses another version's settings")
+  func theSchemaVersionTravelsWithAnExport() async throws {
+    try #"{"period": "30s", "$version": 3}"#.write(toFile: file, atomically: true, encoding: .utf8)
+    let exported = try await splintctl("export", "--file", file)
+    #expect(exported.stdout == "{\n  \"$version\": 3,\n  \"period\": \"30s\"\n}\n")
+    #expect(try await splintctl("list", "--file", file).stdout == "{\n  \"period\": \"30s\"\n}\n")
+    let copy = scratch.url("copy.json").path
+    #expect(try await splintctl("import", "--file", copy, input: exported.stdout).status == 0)
+    #expect(try await splintctl("export", "--file", copy).stdout == exported.stdout)
+    let older = try await splintctl("import", "--file", file, input: #"{"$version": 2, "period": 30}"#)
+    #expect(older.status == 64)
+    #expect(older.stderr.hasPrefix("splintctl: The settings to import are at version 2, and \(file) is at version 3"))
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"period": "30s", "$version": 3}"#)
+    let reserved = try await splintctl("set", "--file", file, "$version", "4")
+    #expect(reserved.status == 64)
+    #expect(reserved.stderr.contains(#""$version" is reserved"#))
+  }
+
   @Test func importMergesByDefaultAndReplacesOnRequest() async throws {
     try Self.handWritten.write(toFile: file, atomically: true, encoding: .utf8)
     let merged = try await splintctl("import", "--file", file, input: #"{"b": {"y": 2}, "d": true, "a": 1.5}"#)
