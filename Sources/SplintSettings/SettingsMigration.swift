@@ -72,7 +72,10 @@ public struct SettingsMigration: Sendable {
   /// Replaces `key`'s stored value with what `convert` makes of it (removing the key when it returns nil). Nothing
   /// changes when the file holds no `key`.
   ///
-  /// - Parameter convert: Called with the stored value. What it throws fails the migration.
+  /// - Parameters:
+  ///   - key: The key whose value changes shape.
+  ///   - version: The version the file is at once this migration has run.
+  ///   - convert: Called with the stored value. What it throws fails the migration.
   public static func convertValue(
     of key: String, version: Int, _ convert: @escaping @Sendable (JSONValue) throws -> JSONValue?
   ) -> SettingsMigration {
@@ -89,7 +92,10 @@ public struct SettingsMigration: Sendable {
   /// .convertValue(of: "mode", version: 2) { (fast: Bool) in fast ? "fast" : "thorough" }
   /// ```
   ///
-  /// - Parameter convert: Called with the stored value. What it throws fails the migration.
+  /// - Parameters:
+  ///   - key: The key whose value changes type.
+  ///   - version: The version the file is at once this migration has run.
+  ///   - convert: Called with the stored value. What it throws fails the migration.
   public static func convertValue<Old: SettingValue, New: SettingValue>(
     of key: String, version: Int, _ convert: @escaping @Sendable (Old) throws -> New
   ) -> SettingsMigration {

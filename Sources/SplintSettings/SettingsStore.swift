@@ -35,8 +35,9 @@ public final class SettingsStore: Sendable {
   /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says). A command-line tool and a
   /// daemon of the same user share settings by naming the same suite.
   ///
-  /// - Parameter suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that
-  ///   comes from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
+  /// - Parameters:
+  ///   - suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that comes
+  ///     from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
   ///     brought to the newest before this returns (see ``SettingsMigration``).
   public convenience init(suite: String, migrations: [SettingsMigration] = []) {
@@ -47,7 +48,7 @@ public final class SettingsStore: Sendable {
     }
   }
 
-  /// The settings file of `suite`, as ``init(suite:)`` finds it.
+  /// The settings file of `suite`, as ``init(suite:migrations:)`` finds it.
   ///
   /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
   public static func fileURL(forSuite suite: String) throws(SettingsError) -> URL {
