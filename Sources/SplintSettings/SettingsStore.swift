@@ -98,8 +98,9 @@ public final class SettingsStore: Sendable {
   /// (``schemaVersion``).
   public var keys: [String] { file.keys }
 
-  /// Every key's value (not `"$version"`'s: see ``keys``). Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one ("é"
-  /// written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
+  /// Every key's value (not `"$version"`'s: see ``keys``). Keys are ``JSONKey``s, which tell apart keys that Swift
+  /// strings would take for one ("é" written as one scalar, or as "e" and a combining accent), as the file and every
+  /// other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }
 
   /// The value stored for `key`, or nil.
