@@ -75,6 +75,9 @@ final class SettingsFile: WatchedFile {
     var nextID: UInt64 = 0
     var observers: [JSONKey: [UInt64: Observer]] = [:]
     var changeStreams: [UInt64: AsyncStream<Set<JSONKey>>.Continuation] = [:]
+    /// Told of each change after the locks are released: the stores that use this file as a system layer, which
+    /// look at other files before they announce a change.
+    var changeObservers: [UInt64: @Sendable (Set<JSONKey>) -> Void] = [:]
     var errorStreams: [UInt64: AsyncStream<SettingsError>.Continuation] = [:]
     /// The file's current problem (corrupt, unreadable), which a new error stream hears first.
     var problem: SettingsError?
@@ -84,9 +87,12 @@ final class SettingsFile: WatchedFile {
   private struct Notification: Sendable {
     let version: UInt64
     let calls: [(Observer, JSONValue?)]
+    let changed: Set<JSONKey>
+    let changeObservers: [@Sendable (Set<JSONKey>) -> Void]
 
     func deliver() {
       for (observer, value) in calls { observer(version, value) }
+      for observer in changeObservers { observer(changed) }
     }
   }
 
@@ -129,10 +135,12 @@ final class SettingsFile: WatchedFile {
   /// reads come from memory. Called by everything that may wait for a change: a `Setting` read or observed, a
   /// stream of changes or errors, an observer. Costs one atomic load once watching.
   ///
+  /// - Parameter creatingDirectory: Whether the file's directory is made if missing, so that the file can be watched
+  ///   there. A system layer's is not: its missing directory is waited for through the nearest one that exists.
   /// - Returns: Whether the file is watched now; false only inside an update's body on this thread, which starts
   ///   watching once its write is done.
   @discardableResult
-  func startWatching() -> Bool {
+  func startWatching(creatingDirectory: Bool = true) -> Bool {
     guard !watched.load(ordering: .acquiring) else { return true }
     if isWriting {
       watchRequested.store(true, ordering: .relaxed)
@@ -141,10 +149,12 @@ final class SettingsFile: WatchedFile {
     let notification = io.withLock { io -> Notification? in
       guard !io.watching else { return nil }
       io.watching = true
-      // Watched first, so that no change slips between loading and watching. The directory must exist to be
-      // watched; where it cannot be made now, the watcher polls until it exists.
-      let target = (try? FileIO.resolvingLinks(path)) ?? path
-      try? FileIO.createDirectory(FileIO.directory(of: target))
+      // Watched first, so that no change slips between loading and watching. A directory that does not exist (and
+      // cannot be made now, or is not ours to make) is waited for by the watcher.
+      if creatingDirectory {
+        let target = (try? FileIO.resolvingLinks(path)) ?? path
+        try? FileIO.createDirectory(FileIO.directory(of: target))
+      }
       aim(&io)
       // The catch-up load reports a broken file at once, as an unwatched read does; should it be an editor's save
       // caught halfway, the save's own event brings the good content a moment later.
@@ -159,7 +169,7 @@ final class SettingsFile: WatchedFile {
   /// Brings the content in memory up to date with the file when no watcher does: one `stat`, and a read when the
   /// file changed since it was last read or written here. Nothing is left to look at again later (no timer, no
   /// thread): what the file holds now is believed, as a one-shot reader must.
-  private func refreshUnlessWatched() {
+  func refreshUnlessWatched() {
     // Inside an update's body, this thread holds `io` already: the content in memory is what it reads, as it always
     // was (the body itself sees the file as it is, under the lock).
     guard !watched.load(ordering: .acquiring), !isWriting else { return }
@@ -209,6 +219,12 @@ final class SettingsFile: WatchedFile {
     let key = JSONKey(key)
     refreshUnlessWatched()
     return shared.withLock { $0.values[key] }
+  }
+
+  /// The value in memory for `key`, without looking at the file: for a store looking at its other layers while
+  /// one of them changes or is written (which must take no other file's I/O lock).
+  func storedValue(_ key: JSONKey) -> JSONValue? {
+    shared.withLock { $0.values[key] }
   }
 
   /// The file's current problem (corrupt, unreadable), or nil.
@@ -399,7 +415,8 @@ final class SettingsFile: WatchedFile {
       shared.version += 1
       for stream in shared.changeStreams.values { stream.yield(changed) }
       let calls = changed.flatMap { key in (shared.observers[key] ?? [:]).values.map { ($0, values[key]) } }
-      return Notification(version: shared.version, calls: calls)
+      return Notification(
+        version: shared.version, calls: calls, changed: changed, changeObservers: Array(shared.changeObservers.values))
     }
   }
 
@@ -458,27 +475,43 @@ final class SettingsFile: WatchedFile {
     }
   }
 
-  /// A stream of the sets of keys that changed, one element per change. Starts watching the file.
-  func changes() -> AsyncStream<Set<JSONKey>> {
-    startWatching()
-    let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
+  /// Yields the set of keys that changed to `continuation`, once per change, from inside the change (so in order).
+  ///
+  /// - Returns: The identifier that ``stopTelling(_:)`` takes.
+  func tellChanges(to continuation: AsyncStream<Set<JSONKey>>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { $0.changeStreams[id] = continuation }
-    continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.changeStreams[id] = nil } }
-    return stream
+    return id
   }
 
-  /// A stream of errors, starting with the file's current problem if it has one. Starts watching the file (whose
-  /// first load finds that problem).
-  func errors() -> AsyncStream<SettingsError> {
-    startWatching()
-    let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
+  /// Calls `observer` with the set of keys that changed, once per change, after the file's locks are released (so
+  /// that it may look at other files), in no guaranteed order between two changes close together.
+  ///
+  /// - Returns: The identifier that ``stopTelling(_:)`` takes.
+  func tellChanges(to observer: @escaping @Sendable (Set<JSONKey>) -> Void) -> UInt64 {
+    let id = makeObserverID()
+    shared.withLock { $0.changeObservers[id] = observer }
+    return id
+  }
+
+  /// Yields each error to `continuation`, starting with the file's current problem if it has one.
+  ///
+  /// - Returns: The identifier that ``stopTelling(_:)`` takes.
+  func tellErrors(to continuation: AsyncStream<SettingsError>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { shared in
       if let problem = shared.problem { continuation.yield(problem) }
       shared.errorStreams[id] = continuation
     }
-    continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.errorStreams[id] = nil } }
-    return stream
+    return id
+  }
+
+  /// Stops what `tellChanges` or `tellErrors` started.
+  func stopTelling(_ id: UInt64) {
+    shared.withLock { shared in
+      shared.changeStreams[id] = nil
+      shared.changeObservers[id] = nil
+      shared.errorStreams[id] = nil
+    }
   }
 }
