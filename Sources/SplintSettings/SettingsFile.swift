@@ -36,6 +36,9 @@ final class SettingsFile: WatchedFile {
   /// Where this file's reloads run, one at a time, so that a reload waiting for a write of this file (which may
   /// itself wait for another process's lock) holds up no other file's.
   private let reloads = DispatchQueue(label: "splint.settings.file", target: .global(qos: .userInitiated))
+  /// How stores use this file: 1 as a user's file, 2 as a system layer (both bits when both). A file used only as a
+  /// system layer reports its problems with the remedies for one.
+  private let roles = Atomic<UInt8>(0)
   /// Whether a reload is queued and has not started yet; more news of a change then need not queue another.
   private let reloadQueued = Mutex(false)
   /// Whether the watcher keeps `shared` up to date, so that readers need not look at the file. Set once, under
@@ -107,17 +110,24 @@ final class SettingsFile: WatchedFile {
   /// The instance for the file at `url`, made on first use. Paths that name the same file (through a symlink, a
   /// `..`) share one instance.
   ///
-  /// - Parameter syncsToDisk: For a file made here; an instance that exists already keeps its own.
-  static func shared(for url: URL, syncsToDisk: Bool = true) -> SettingsFile {
+  /// - Parameters:
+  ///   - syncsToDisk: For a file made here; an instance that exists already keeps its own.
+  ///   - asSystemLayer: Whether a store uses the file as a system layer (read-only), rather than as its user's file.
+  static func shared(for url: URL, syncsToDisk: Bool = true, asSystemLayer: Bool = false) -> SettingsFile {
     let path = url.standardizedFileURL.path
     let key = FileIO.canonicalPath(path)
-    return registry.withLock { registry in
+    let file = registry.withLock { registry in
       if let file = registry[key]?.file { return file }
       let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), syncsToDisk: syncsToDisk)
       registry[key] = WeakFile(file: file)
       return file
     }
+    file.roles.bitwiseOr(asSystemLayer ? 2 : 1, ordering: .relaxed)
+    return file
   }
+
+  /// Whether every store on this file uses it as a system layer, which is never written.
+  private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
   private init(path: String, url: URL, syncsToDisk: Bool) {
@@ -284,7 +294,8 @@ final class SettingsFile: WatchedFile {
     do throws(FileIOError) {
       contents = try FileIO.read(path)
     } catch {
-      reportProblem(settingsError(error, otherwise: SettingsError.unreadableFile), identity: current, in: &io)
+      let unreadable = isSystemLayer ? SettingsError.unreadableSystemFile : SettingsError.unreadableFile
+      reportProblem(settingsError(error, otherwise: unreadable), identity: current, in: &io)
       return nil
     }
     guard let contents else {
@@ -301,7 +312,8 @@ final class SettingsFile: WatchedFile {
       return adopt(document, identity: contents.identity, in: &io)
     } catch {
       if !retrying { return retryLater(&io) }
-      reportProblem(.corruptFile(url, reason: error.description), identity: contents.identity, in: &io)
+      let corrupt = isSystemLayer ? SettingsError.corruptSystemFile : SettingsError.corruptFile
+      reportProblem(corrupt(url, error.description), identity: contents.identity, in: &io)
       return nil
     }
   }

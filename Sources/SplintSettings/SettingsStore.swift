@@ -107,7 +107,7 @@ public final class SettingsStore: Sendable {
   private static func layers(_ urls: [URL], below file: SettingsFile) -> [SettingsFile] {
     var layers: [SettingsFile] = []
     for url in urls {
-      let layer = SettingsFile.shared(for: url)
+      let layer = SettingsFile.shared(for: url, asSystemLayer: true)
       if layer !== file, !layers.contains(where: { $0 === layer }) { layers.append(layer) }
     }
     return layers

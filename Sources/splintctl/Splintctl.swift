@@ -112,7 +112,8 @@ extension SettingsError {
     switch situation {
     case .invalidJSON, .invalidSuiteName, .unencodableValue:
       ExitStatus.usage
-    case .corruptFile, .unreadableFile, .notARegularFile, .undecodableValue, .writeFailed:
+    case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
+      .writeFailed:
       ExitStatus.failure
     }
   }

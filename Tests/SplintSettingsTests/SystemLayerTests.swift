@@ -172,6 +172,8 @@ import Testing
     try save("{broken", to: system)
     let reported = await take(1, from: errors)
     #expect(reported.first?.url == system && reported.first?.code == .corruptFile, "\(reported)")
+    // Its remedy is not the user's file's: it is never written, its administrator fixes it.
+    #expect(reported.first?.description.contains("It is skipped") == true, "\(reported)")
     #expect(store.fileError?.url == system)
     #expect(a.value == 1 && store.value(forKey: "a") == .int(1))
 
@@ -191,6 +193,26 @@ import Testing
     #expect(fresh.fileError?.url == broken)
     #expect(fresh.value(forKey: "a") == nil && fresh.value(forKey: "b") == .int(2))
     #expect(try names(in: broken.deletingLastPathComponent()) == ["settings.json"])
+  }
+
+  @Test("a system file that cannot be read is reported with its administrator's remedy, and skipped")
+  func anUnreadableSystemFile() async throws {
+    let system = scratch.url("xdg", "app", "settings.json")
+    try save(#"{"a": 1}"#, to: system)
+    #expect(chmod(system.path, 0) == 0)
+    // Read by a process without privileges even when the tests run as root: in a user namespace of its own, with
+    // no mapping, it is nobody.
+    guard (try? await Programs.run(["unshare", "--user", "true"]))?.status == 0 else {
+      print("skipped: this system does not permit user namespaces (unshare), so no unprivileged reader")
+      return
+    }
+    let output = try await Programs.run(
+      ["unshare", "--user", Programs.helper("SettingsProbe"), "problem", "suite:app"],
+      environment: environment(home: scratch.url("home"), directories: scratch.url("xdg").path))
+    let reason =
+      "open \(system.path) failed: Permission denied; permission denied: check the owner and mode of \(system.path)"
+    #expect(output.stdout == SettingsError.unreadableSystemFile(system, reason: reason).description + "\n", "\(output)")
+    #expect(output.stdout.contains("readable by every user"))
   }
 
   @Test("an update's body reads a Setting as the Setting does: the user's value, else the system value")
