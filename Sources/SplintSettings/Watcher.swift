@@ -163,6 +163,12 @@ final class SettingsWatcher: Sendable {
     state.withLock { state in state.registrations[id].map { !$0.complete } ?? false }
   }
 
+  /// How many watches the file with `id` holds, on its directories and on ancestors of missing ones, for tests:
+  /// however often a directory comes and goes, they must not pile up.
+  func watchCount(_ id: ObjectIdentifier) -> Int {
+    state.withLock { state in state.registrations[id].map { $0.watches.count + $0.ancestors.count } ?? 0 }
+  }
+
   /// Runs the poll timer exactly while some registration is not completely watched.
   private func updatePolling(_ state: inout State) {
     let needed = state.registrations.values.contains { !$0.complete }

@@ -159,6 +159,25 @@ import Testing
     #expect(await collect(updates) { $0 == "again" } == ["again"])
   }
 
+  @Test("a system directory that comes and goes many times leaves no watch behind and is never polled")
+  func aDirectoryComingAndGoingLeavesNothingBehind() async throws {
+    let system = scratch.url("xdg", "app", "settings.json")
+    let store = SettingsStore(fileURL: scratch.url("settings.json"), systemFiles: [system])
+    let round = Setting("round", default: -1, store: store)
+    let layer = try #require(store.systemFiles.first)
+    _ = round.value
+    #expect(SettingsWatcher.shared.watchCount(ObjectIdentifier(layer)) == 1)
+    for number in 0..<10 {
+      try save(#"{"round": \#(number)}"#, to: system)
+      #expect(await eventually { round.value == number }, "round \(number)")
+      #expect(SettingsWatcher.shared.watchCount(ObjectIdentifier(layer)) == 1)
+      try FileManager.default.removeItem(at: scratch.url("xdg"))
+      #expect(await eventually { round.value == -1 }, "round \(number) removed")
+      #expect(await eventually { SettingsWatcher.shared.watchCount(ObjectIdentifier(layer)) == 1 })
+      #expect(!SettingsWatcher.shared.isPolled(ObjectIdentifier(layer)))
+    }
+  }
+
   @Test("a broken system file is reported and skipped, keeps its last good values, and is never written")
   func aBrokenSystemFileIsSkipped() async throws {
     let directory = scratch.url("xdg", "app")
