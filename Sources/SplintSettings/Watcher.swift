@@ -116,22 +116,28 @@ final class SettingsWatcher: Sendable {
       way.append((FileIO.directory(of: last.directory), FileIO.name(of: last.directory)))
     }
     // Then down again from there: a directory on the way made since it was looked for is watched too, so that its
-    // creation cannot slip between looking and watching.
-    var watched = false
+    // creation cannot slip between looking and watching. The deepest watch is the one kept.
+    var deepest: (watch: Int32, directory: String, name: String)?
     while let step = way.popLast() {
       guard state.descriptor >= 0 else { return false }
       let watch = inotify_add_watch(state.descriptor, step.directory, Self.mask)
-      guard watch >= 0 else {
+      if watch < 0 {
         // Below a watched ancestor, a directory still missing is what that watch waits for.
-        return watched && (errno == ENOENT || errno == ENOTDIR)
+        guard deepest != nil, errno == ENOENT || errno == ENOTDIR else { return false }
+        break
       }
-      watched = true
-      state.watchers[watch, default: []].insert(id)
-      if way.isEmpty {
-        state.registrations[id]?.watches[watch, default: []].insert(step.name)
-      } else {
-        state.registrations[id]?.ancestors[watch, default: []].insert(step.name)
+      // An ancestor passed on the way down is not needed (unless another file's watch is on it).
+      if let passed = deepest?.watch, passed != watch, state.watchers[passed] == nil {
+        inotify_rm_watch(state.descriptor, passed)  // coverage:ignore — only when a directory is made in between
       }
+      deepest = (watch, step.directory, step.name)
+    }
+    guard let deepest else { return false }
+    state.watchers[deepest.watch, default: []].insert(id)
+    if deepest.directory == location.directory {
+      state.registrations[id]?.watches[deepest.watch, default: []].insert(deepest.name)
+    } else {
+      state.registrations[id]?.ancestors[deepest.watch, default: []].insert(deepest.name)
     }
     return true
   }
