@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// Reading returns the stored value when there is one that decodes (the user's, else that of the store's first system
 /// file that holds the key), else the default; the default is never written, so changing it in code later takes
-/// effect. A `Setting` is `Observable` (`withObservationTracking` fires on
-/// changes made here and elsewhere) and usable from any thread or actor.
+/// effect. A `Setting` is `Observable` (`withObservationTracking` fires on changes made here and elsewhere) and
+/// usable from any thread or actor.
 ///
 /// The first read of ``value`` (or ``updates(initial:)``) starts watching the file, so that changes made by other
 /// processes arrive as they happen; from then on reads come from memory and never block on the disk. A `Setting`

@@ -11,7 +11,7 @@ public struct SettingsTransaction {
   /// The first value set that cannot be stored; the update then writes nothing.
   private(set) var unencodable: SettingsError?
 
-  init(document: SettingsDocument, systemFiles: [SettingsFile]) {
+  init(document: SettingsDocument, systemFiles: [SettingsFile] = []) {
     self.document = document
     self.systemFiles = systemFiles
   }
