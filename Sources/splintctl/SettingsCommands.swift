@@ -52,8 +52,9 @@ struct GetCommand: ParsableCommand {
       With --suite, a key the user's file does not hold is looked for in the system-wide defaults, \
       <dir>/<suite>/settings.json for each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that \
       holds it winning, as programs read it. --origin adds a line saying where the value comes from: \
-      `user file PATH` or `system file PATH`. For a key no file sets, it prints `not set: the program's default \
-      applies` instead (exit status 1). A system file that is not valid JSON is told on standard error and skipped.
+      `user file PATH` or `system file PATH`. For a key no file sets, it prints `no file sets KEY: the program's \
+      default applies` instead (exit status 1). A system file that is not valid JSON is told on standard error and \
+      skipped.
       """)
 
   @OptionGroup var options: StoreOptions
@@ -74,7 +75,7 @@ struct GetCommand: ParsableCommand {
       Output.error("splintctl: warning: \(problem.description)")
     }
     guard let value = store.value(forKey: key) else {
-      if origin { Output.line("not set: the program's default applies") }
+      if origin { Output.line("no file sets \(key): the program's default applies") }
       throw failure("\(key) is not set in \(store.fileURL.path).", ExitStatus.absent)
     }
     Output.line(value.prettyDescription)

@@ -44,7 +44,7 @@ struct SystemDefaultsCommandTests {
 
     let unset = try await run("get", "--suite", "app", "--origin", "missing")
     #expect(unset.status == 1, "\(unset)")
-    #expect(unset.stdout == "not set: the program's default applies\n")
+    #expect(unset.stdout == "no file sets missing: the program's default applies\n")
     #expect(unset.stderr == "splintctl: missing is not set in \(user).\n")
 
     // A reset falls back to the system value; the system files stay as they were.
@@ -58,7 +58,8 @@ struct SystemDefaultsCommandTests {
   func anExplicitFileHasNoSystemDefaults() async throws {
     try save(#"{"interval": 300}"#, to: first)
     let output = try await run("get", "--file", scratch.url("settings.json").path, "--origin", "interval")
-    #expect(output.status == 1 && output.stdout == "not set: the program's default applies\n", "\(output)")
+    #expect(
+      output.status == 1 && output.stdout == "no file sets interval: the program's default applies\n", "\(output)")
   }
 
   @Test("a broken system file is told on standard error and skipped; a broken user file fails get as before")
