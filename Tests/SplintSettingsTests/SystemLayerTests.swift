@@ -159,6 +159,20 @@ import Testing
     #expect(await collect(updates) { $0 == "again" } == ["again"])
   }
 
+  @Test("another process started before /etc/xdg/<suite> existed sees it made and filled")
+  func anotherProcessSeesASystemDirectoryMadeLater() async throws {
+    let xdg = scratch.url("xdg")
+    let ready = scratch.url("ready").path
+    let watcher = try await startProbe(
+      "watch", "suite:app", "mode", #""on""#, ready,
+      environment: environment(home: scratch.url("home"), directories: xdg.path))
+    #expect(await eventually { FileManager.default.fileExists(atPath: ready) }, "\(watcher.stdoutSoFar)")
+    #expect(!FileManager.default.fileExists(atPath: xdg.path))
+    try save(#"{"mode": "on"}"#, to: xdg.appendingPathComponent("app/settings.json"))
+    let output = await watcher.wait()
+    #expect(output.status == 0 && output.lines == ["absent", #""on""#], "\(output)")
+  }
+
   @Test("a system directory that comes and goes many times leaves no watch behind and is never polled")
   func aDirectoryComingAndGoingLeavesNothingBehind() async throws {
     let system = scratch.url("xdg", "app", "settings.json")
