@@ -165,7 +165,7 @@ public final class SettingsStore: Sendable {
     try edit { $0[key] = value }
   }
 
-  /// Removes `key`, so that settings on it read their defaults.
+  /// Removes `key` from the user's file, so that settings on it read the system value, or else their defaults.
   ///
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
   public func removeValue(forKey key: String) throws(SettingsError) {
@@ -201,8 +201,8 @@ public final class SettingsStore: Sendable {
 
   // MARK: - Reset, import
 
-  /// Removes `keys` from the file, with one write and one change, so that settings on them read their defaults.
-  /// Keys that are not set are passed over; when none is set, nothing is written.
+  /// Removes `keys` from the user's file, with one write and one change, so that settings on them read the system
+  /// value, or else their defaults. Keys that are not set are passed over; when none is set, nothing is written.
   ///
   /// ```swift
   /// let removed = try store.reset(keys: ["interval", "mode"])
@@ -223,11 +223,11 @@ public final class SettingsStore: Sendable {
     }
   }
 
-  /// Removes every key this store's file holds, with one write and one change, so that every setting on it reads
-  /// its default.
+  /// Removes every key the user's file holds, with one write and one change, so that every setting on it reads the
+  /// system value, or else its default.
   ///
-  /// Only this file changes: it holds what the user set. Values that do not come from it, a ``Setting``'s default
-  /// in code, stay as they are.
+  /// Only this file changes: it holds what the user set. Values that do not come from it, a system file's or a
+  /// ``Setting``'s default in code, stay as they are, and settings read them from now on.
   ///
   /// - Returns: The keys removed, in file order; empty when the file held none (nothing is written then).
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.

@@ -204,7 +204,9 @@ struct WatchCommand: AsyncParsableCommand {
     discussion: """
       A line reads `KEY VALUE` (VALUE as compact JSON), or `KEY removed`. With --json, each line is a JSON object: \
       {"key": KEY, "value": VALUE} or {"key": KEY, "removed": true}. Changes made by any process, and hand edits, \
-      are seen. Problems with the file are told on standard error.
+      are seen; with --suite, so are edits of the system-wide defaults, and VALUE is the value in effect (a key \
+      removed from the user's file shows the system value, if a system file holds one). Problems with the files \
+      are told on standard error.
       """)
 
   @OptionGroup var options: StoreOptions

@@ -77,6 +77,36 @@ struct SystemDefaultsCommandTests {
     #expect(broken.status != 0 && broken.stdout.isEmpty, "\(broken)")
   }
 
+  @Test("watch --suite prints an administrator's edit, and the system value when the user's is removed")
+  func watchSeesSystemEdits() async throws {
+    try save(#"{"mode": "quiet"}"#, to: second)
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_CONFIG_HOME"] = home.path
+    environment["XDG_CONFIG_DIRS"] = "\(scratch.url("vendor").path):\(scratch.url("xdg").path)"
+    let watcher = try await Programs.start(
+      [Programs.helper("splintctl"), "watch", "--suite", "app", "mode"], environment: environment)
+    defer { watcher.send(SIGTERM) }
+    // The watcher may not be watching yet: edit until it reports, then carry on.
+    var attempt = 0
+    let started = await eventually {
+      attempt += 1
+      try? save(#"{"mode": "attempt-\#(attempt)"}"#, to: second)
+      return watcher.stdoutSoFar.contains("mode \"attempt-")
+    }
+    #expect(started)
+    #expect(try await run("set", "--suite", "app", "mode", "loud").status == 0)
+    #expect(await eventually { watcher.stdoutSoFar.hasSuffix("mode \"loud\"\n") })
+    // Hidden by the user's value: not printed (given time to arrive, nothing does).
+    try save(#"{"mode": "hidden"}"#, to: second)
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(watcher.stdoutSoFar.hasSuffix("mode \"loud\"\n"), "\(watcher.stdoutSoFar)")
+    // The user's value removed: the system value is the one in effect.
+    #expect(try await run("delete", "--suite", "app", "mode").status == 0)
+    #expect(await eventually { watcher.stdoutSoFar.hasSuffix("mode \"hidden\"\n") }, "\(watcher.stdoutSoFar)")
+    watcher.send(SIGTERM)
+    _ = await watcher.wait()
+  }
+
   @Test func listSaysWhereSystemDefaultsAreShown() async throws {
     #expect(try await run("list", "--help").stdout.contains("get --origin"))
     #expect(try await run("get", "--help").stdout.contains("--origin"))
