@@ -13,9 +13,10 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Reading returns the stored value when there is one that decodes, else the default; the default is never written,
-/// so changing it in code later takes effect. A `Setting` is `Observable` (`withObservationTracking` fires on
-/// changes made here and elsewhere) and usable from any thread or actor.
+/// Reading returns the stored value when there is one that decodes (the user's, else that of the store's first system
+/// file that holds the key), else the default; the default is never written, so changing it in code later takes
+/// effect. A `Setting` is `Observable` (`withObservationTracking` fires on changes made here and elsewhere) and
+/// usable from any thread or actor.
 ///
 /// The first read of ``value`` (or ``updates(initial:)``) starts watching the file, so that changes made by other
 /// processes arrive as they happen; from then on reads come from memory and never block on the disk. A `Setting`
@@ -30,15 +31,18 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
 
   private struct State {
     var value: Value
-    /// The version of the snapshot `value` came from; older changes arriving late are ignored.
-    var version: UInt64 = 0
+    /// Each layer's latest value for the key (the user's file first, then the system files in order), with the
+    /// version of the file's snapshot it came from: an older change of a file arriving late is ignored. Versions
+    /// of different files are not compared.
+    var layers: [(version: UInt64, json: JSONValue?)]
     var nextStream: UInt64 = 0
     var streams: [UInt64: AsyncStream<Value>.Continuation] = [:]
   }
 
   private let state: Mutex<State>
   private let registrar = ObservationRegistrar()
-  private let observer: UInt64
+  /// The observer's identifier in each layer's file.
+  private let observers: [UInt64]
   /// Whether the file is known to be watched, so that a read need not ask it: one load of this setting's own
   /// memory, where asking the store's file would cost retains of both (a read's time would double).
   private let watching = Atomic(false)
@@ -57,16 +61,19 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     self.defaultValue = defaultValue
     self.store = store
     valuePath = \Setting<Value>.value
-    state = Mutex(State(value: defaultValue))
-    observer = store.file.makeObserverID()
-    let (version, json) = store.file.observe(key, id: observer, watching: false) { [weak self] version, json in
-      self?.apply(json, version: version)
+    let files = [store.file] + store.systemFiles
+    state = Mutex(State(value: defaultValue, layers: Array(repeating: (0, nil), count: files.count)))
+    observers = files.map { $0.makeObserverID() }
+    for (layer, file) in files.enumerated() {
+      let (version, json) = file.observe(key, id: observers[layer], watching: false) { [weak self] version, json in
+        self?.apply(json, version: version, layer: layer)
+      }
+      apply(json, version: version, layer: layer)
     }
-    apply(json, version: version)
   }
 
   deinit {
-    store.file.removeObserver(key, id: observer)
+    for (file, id) in zip([store.file] + store.systemFiles, observers) { file.removeObserver(key, id: id) }
     state.withLock { state in
       for stream in state.streams.values { stream.finish() }
     }
@@ -77,7 +84,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   public var value: Value {
     get {
       // A read may be inside withObservationTracking, which must hear of changes: the file is watched from now on.
-      if !watching.load(ordering: .relaxed), store.file.startWatching() { watching.store(true, ordering: .relaxed) }
+      if !watching.load(ordering: .relaxed), store.startWatching() { watching.store(true, ordering: .relaxed) }
       registrar.access(self, keyPath: valuePath)
       return state.withLock { $0.value }
     }
@@ -103,8 +110,8 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     try store.set(json, forKey: key)
   }
 
-  /// Removes the key from the file, so that every `Setting` on it reads its default. A failure is reported through
-  /// ``SettingsStore/errors()``; use ``remove()`` to have it thrown.
+  /// Removes the key from the user's file, so that every `Setting` on it reads the store's system value, or else its
+  /// default. A failure is reported through ``SettingsStore/errors()``; use ``remove()`` to have it thrown.
   public func reset() {
     try? remove()
   }
@@ -121,7 +128,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   ///
   /// - Parameter initial: Whether the stream starts with the current value.
   public func updates(initial: Bool = true) -> AsyncStream<Value> {
-    store.file.startWatching()
+    store.startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
     let id = state.withLock { state in
       state.nextStream += 1
@@ -135,29 +142,32 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     return stream
   }
 
-  /// Takes the key's value from snapshot `version`: decoded when present, the default when absent. An undecodable
-  /// value is reported and leaves the current value as it is.
-  private func apply(_ json: JSONValue?, version: UInt64) {
-    var decoded = defaultValue
-    if let json {
-      do {
-        decoded = try Value(jsonValue: json)
-      } catch {
-        state.withLock { $0.version = max($0.version, version) }
-        store.file.report(.undecodableValue(key: key, expected: "\(Value.self)", reason: "\(error)"))
-        return
+  /// Takes the key's value in `layer` from that file's snapshot `version`, and resolves the value anew: the first
+  /// layer's that holds the key, decoded, else the default. An undecodable value is reported and leaves the current
+  /// value as it is.
+  private func apply(_ json: JSONValue?, version: UInt64, layer: Int) {
+    let outcome = state.withLock { state -> Result<Bool, SettingsError> in
+      guard version > state.layers[layer].version else { return .success(false) }
+      state.layers[layer] = (version, json)
+      var decoded = defaultValue
+      if let json = state.layers.lazy.compactMap(\.json).first {
+        do {
+          decoded = try Value(jsonValue: json)
+        } catch {
+          return .failure(.undecodableValue(key: key, expected: "\(Value.self)", reason: "\(error)"))
+        }
       }
-    }
-    let changed = state.withLock { state in
-      guard version > state.version else { return false }
-      state.version = version
       let changed = state.value != decoded
       // Taken even when equal, so that the value is exactly what is stored (-0.0 is equal to 0.0, but not the same).
       state.value = decoded
-      guard changed else { return false }
+      guard changed else { return .success(false) }
       for stream in state.streams.values { stream.yield(decoded) }
-      return true
+      return .success(true)
     }
-    if changed { registrar.withMutation(of: self, keyPath: valuePath) {} }
+    switch outcome {
+    case .success(true): registrar.withMutation(of: self, keyPath: valuePath) {}
+    case .success(false): break
+    case .failure(let error): store.file.report(error)
+    }
   }
 }

@@ -19,6 +19,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   package enum Situation: Sendable, Hashable {
     case corruptFile(URL, reason: String)
     case unreadableFile(URL, reason: String)
+    /// A system layer's ``corruptFile``: the same code, another remedy (it is never written).
+    case corruptSystemFile(URL, reason: String)
+    /// A system layer's ``unreadableFile``.
+    case unreadableSystemFile(URL, reason: String)
     case undecodableValue(key: String, expected: String, reason: String)
     case unencodableValue(key: String, reason: String)
     case writeFailed(URL, reason: String)
@@ -72,8 +76,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// Which kind of failure this is.
   public var code: Code {
     switch situation {
-    case .corruptFile: .corruptFile
-    case .unreadableFile: .unreadableFile
+    case .corruptFile, .corruptSystemFile: .corruptFile
+    case .unreadableFile, .unreadableSystemFile: .unreadableFile
     case .undecodableValue: .undecodableValue
     case .unencodableValue: .unencodableValue
     case .writeFailed: .writeFailed
@@ -90,9 +94,9 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// The settings file the error is about, if it is about one.
   public var url: URL? {
     switch situation {
-    case .corruptFile(let url, _), .unreadableFile(let url, _), .writeFailed(let url, _),
-      .notARegularFile(let url, _), .newerVersion(let url, _, _), .migrationFailed(let url, _, _),
-      .versionMismatch(let url, _, _):
+    case .corruptFile(let url, _), .unreadableFile(let url, _), .corruptSystemFile(let url, _),
+      .unreadableSystemFile(let url, _), .writeFailed(let url, _), .notARegularFile(let url, _),
+      .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _):
       url
     case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
@@ -104,21 +108,34 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     switch situation {
     case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key):
       key
-    case .corruptFile, .unreadableFile, .writeFailed, .notARegularFile, .invalidJSON, .invalidSuiteName,
-      .newerVersion, .migrationFailed, .versionMismatch:
+    case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .writeFailed, .notARegularFile,
+      .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch:
       nil
     }
   }
 
   /// The settings file is not a JSON object. The last good content stays in use, and the next write keeps the bad
-  /// file beside the new one as `settings.json.corrupt-<UTC time>`.
+  /// file beside the new one as `settings.json.corrupt-<UTC time>`. For a store's system file (which is never
+  /// written) the error has this code too, and a description that says so.
   public static func corruptFile(_ url: URL, reason: String) -> SettingsError {
     SettingsError(.corruptFile(url, reason: reason))
   }
 
-  /// The settings file exists but cannot be read.
+  /// The settings file exists but cannot be read. For a store's system file the error has this code too, and a
+  /// description that says what its administrator should do.
   public static func unreadableFile(_ url: URL, reason: String) -> SettingsError {
     SettingsError(.unreadableFile(url, reason: reason))
+  }
+
+  /// A store's system file is not a JSON object: ``Code/corruptFile``, with the remedy for a file that is never
+  /// written.
+  package static func corruptSystemFile(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.corruptSystemFile(url, reason: reason))
+  }
+
+  /// A store's system file cannot be read: ``Code/unreadableFile``, with the remedy for a system file.
+  package static func unreadableSystemFile(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.unreadableSystemFile(url, reason: reason))
   }
 
   /// A stored value is not what a setting expects. It stays in the file untouched, and the setting keeps its
@@ -185,6 +202,18 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       return """
         The settings file \(url.path) cannot be read (\(reason)). The last good settings stay in use. \
         Check the file's owner and permissions (it should belong to this user, mode 0600).
+        """
+    case .corruptSystemFile(let url, let reason):
+      return """
+        The system settings file \(url.path) is not a JSON object (\(reason)). It is skipped: its last good \
+        settings stay in use (none, if it never was good), and it is never written. Whoever installed it, an \
+        administrator or a distribution package, should fix it; the user's own settings apply meanwhile.
+        """
+    case .unreadableSystemFile(let url, let reason):
+      return """
+        The system settings file \(url.path) cannot be read (\(reason)). It is skipped: its last good settings \
+        stay in use (none, if it never was read). Its administrator should make it readable by every user (mode \
+        0644, in directories every user may enter).
         """
     case .undecodableValue(let key, let expected, let reason):
       return """

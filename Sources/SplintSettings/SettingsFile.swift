@@ -36,6 +36,9 @@ final class SettingsFile: WatchedFile {
   /// Where this file's reloads run, one at a time, so that a reload waiting for a write of this file (which may
   /// itself wait for another process's lock) holds up no other file's.
   private let reloads = DispatchQueue(label: "splint.settings.file", target: .global(qos: .userInitiated))
+  /// How stores use this file: 1 as a user's file, 2 as a system layer (both bits when both). A file used only as a
+  /// system layer reports its problems with the remedies for one.
+  private let roles = Atomic<UInt8>(0)
   /// Whether a reload is queued and has not started yet; more news of a change then need not queue another.
   private let reloadQueued = Mutex(false)
   /// Whether the watcher keeps `shared` up to date, so that readers need not look at the file. Set once, under
@@ -75,6 +78,9 @@ final class SettingsFile: WatchedFile {
     var nextID: UInt64 = 0
     var observers: [JSONKey: [UInt64: Observer]] = [:]
     var changeStreams: [UInt64: AsyncStream<Set<JSONKey>>.Continuation] = [:]
+    /// Told of each change after the locks are released: the stores that use this file as a system layer, which
+    /// look at other files before they announce a change.
+    var changeObservers: [UInt64: @Sendable (Set<JSONKey>) -> Void] = [:]
     var errorStreams: [UInt64: AsyncStream<SettingsError>.Continuation] = [:]
     /// The file's current problem (corrupt, unreadable), which a new error stream hears first.
     var problem: SettingsError?
@@ -92,9 +98,12 @@ final class SettingsFile: WatchedFile {
   private struct Notification: Sendable {
     let version: UInt64
     let calls: [(Observer, JSONValue?)]
+    let changed: Set<JSONKey>
+    let changeObservers: [@Sendable (Set<JSONKey>) -> Void]
 
     func deliver() {
       for (observer, value) in calls { observer(version, value) }
+      for observer in changeObservers { observer(changed) }
     }
   }
 
@@ -109,17 +118,24 @@ final class SettingsFile: WatchedFile {
   /// The instance for the file at `url`, made on first use. Paths that name the same file (through a symlink, a
   /// `..`) share one instance.
   ///
-  /// - Parameter syncsToDisk: For a file made here; an instance that exists already keeps its own.
-  static func shared(for url: URL, syncsToDisk: Bool = true) -> SettingsFile {
+  /// - Parameters:
+  ///   - syncsToDisk: For a file made here; an instance that exists already keeps its own.
+  ///   - asSystemLayer: Whether a store uses the file as a system layer (read-only), rather than as its user's file.
+  static func shared(for url: URL, syncsToDisk: Bool = true, asSystemLayer: Bool = false) -> SettingsFile {
     let path = url.standardizedFileURL.path
     let key = FileIO.canonicalPath(path)
-    return registry.withLock { registry in
+    let file = registry.withLock { registry in
       if let file = registry[key]?.file { return file }
       let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), syncsToDisk: syncsToDisk)
       registry[key] = WeakFile(file: file)
       return file
     }
+    file.roles.bitwiseOr(asSystemLayer ? 2 : 1, ordering: .relaxed)
+    return file
   }
+
+  /// Whether every store on this file uses it as a system layer, which is never written.
+  private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
   private init(path: String, url: URL, syncsToDisk: Bool) {
@@ -137,10 +153,12 @@ final class SettingsFile: WatchedFile {
   /// reads come from memory. Called by everything that may wait for a change: a `Setting` read or observed, a
   /// stream of changes or errors, an observer. Costs one atomic load once watching.
   ///
+  /// - Parameter creatingDirectory: Whether the file's directory is made if missing, so that the file can be watched
+  ///   there. A system layer's is not: its missing directory is waited for through the nearest one that exists.
   /// - Returns: Whether the file is watched now; false only inside an update's body on this thread, which starts
   ///   watching once its write is done.
   @discardableResult
-  func startWatching() -> Bool {
+  func startWatching(creatingDirectory: Bool = true) -> Bool {
     guard !watched.load(ordering: .acquiring) else { return true }
     if isWriting {
       watchRequested.store(true, ordering: .relaxed)
@@ -149,10 +167,12 @@ final class SettingsFile: WatchedFile {
     let notification = io.withLock { io -> Notification? in
       guard !io.watching else { return nil }
       io.watching = true
-      // Watched first, so that no change slips between loading and watching. The directory must exist to be
-      // watched; where it cannot be made now, the watcher polls until it exists.
-      let target = (try? FileIO.resolvingLinks(path)) ?? path
-      try? FileIO.createDirectory(FileIO.directory(of: target))
+      // Watched first, so that no change slips between loading and watching. A directory that does not exist (and
+      // cannot be made now, or is not ours to make) is waited for by the watcher.
+      if creatingDirectory {
+        let target = (try? FileIO.resolvingLinks(path)) ?? path
+        try? FileIO.createDirectory(FileIO.directory(of: target))
+      }
       aim(&io)
       // The catch-up load reports a broken file at once, as an unwatched read does; should it be an editor's save
       // caught halfway, the save's own event brings the good content a moment later.
@@ -167,7 +187,7 @@ final class SettingsFile: WatchedFile {
   /// Brings the content in memory up to date with the file when no watcher does: one `stat`, and a read when the
   /// file changed since it was last read or written here. Nothing is left to look at again later (no timer, no
   /// thread): what the file holds now is believed, as a one-shot reader must.
-  private func refreshUnlessWatched() {
+  func refreshUnlessWatched() {
     // Inside an update's body, this thread holds `io` already: the content in memory is what it reads, as it always
     // was (the body itself sees the file as it is, under the lock).
     guard !watched.load(ordering: .acquiring), !isWriting else { return }
@@ -217,6 +237,12 @@ final class SettingsFile: WatchedFile {
     let key = JSONKey(key)
     refreshUnlessWatched()
     return shared.withLock { $0.values[key] }
+  }
+
+  /// The value in memory for `key`, without looking at the file: for a store looking at its other layers while
+  /// one of them changes or is written (which must take no other file's I/O lock).
+  func storedValue(_ key: JSONKey) -> JSONValue? {
+    shared.withLock { $0.values[key] }
   }
 
   /// The file's current problem (corrupt, unreadable), or nil.
@@ -282,7 +308,8 @@ final class SettingsFile: WatchedFile {
     do throws(FileIOError) {
       contents = try FileIO.read(path)
     } catch {
-      reportProblem(settingsError(error, otherwise: SettingsError.unreadableFile), identity: current, in: &io)
+      let unreadable = isSystemLayer ? SettingsError.unreadableSystemFile : SettingsError.unreadableFile
+      reportProblem(settingsError(error, otherwise: unreadable), identity: current, in: &io)
       return nil
     }
     guard let contents else {
@@ -299,7 +326,8 @@ final class SettingsFile: WatchedFile {
       return adopt(document, identity: contents.identity, in: &io)
     } catch {
       if !retrying { return retryLater(&io) }
-      reportProblem(.corruptFile(url, reason: error.description), identity: contents.identity, in: &io)
+      let corrupt = isSystemLayer ? SettingsError.corruptSystemFile : SettingsError.corruptFile
+      reportProblem(corrupt(url, error.description), identity: contents.identity, in: &io)
       return nil
     }
   }
@@ -425,7 +453,8 @@ final class SettingsFile: WatchedFile {
       shared.version += 1
       for stream in shared.changeStreams.values { stream.yield(changed) }
       let calls = changed.flatMap { key in (shared.observers[key] ?? [:]).values.map { ($0, values[key]) } }
-      return Notification(version: shared.version, calls: calls)
+      return Notification(
+        version: shared.version, calls: calls, changed: changed, changeObservers: Array(shared.changeObservers.values))
     }
   }
 
@@ -539,27 +568,43 @@ final class SettingsFile: WatchedFile {
     }
   }
 
-  /// A stream of the sets of keys that changed, one element per change. Starts watching the file.
-  func changes() -> AsyncStream<Set<JSONKey>> {
-    startWatching()
-    let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
+  /// Yields the set of keys that changed to `continuation`, once per change, from inside the change (so in order).
+  ///
+  /// - Returns: The identifier that ``stopTelling(_:)`` takes.
+  func tellChanges(to continuation: AsyncStream<Set<JSONKey>>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { $0.changeStreams[id] = continuation }
-    continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.changeStreams[id] = nil } }
-    return stream
+    return id
   }
 
-  /// A stream of errors, starting with the file's current problem if it has one. Starts watching the file (whose
-  /// first load finds that problem).
-  func errors() -> AsyncStream<SettingsError> {
-    startWatching()
-    let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
+  /// Calls `observer` with the set of keys that changed, once per change, after the file's locks are released (so
+  /// that it may look at other files), in no guaranteed order between two changes close together.
+  ///
+  /// - Returns: The identifier that ``stopTelling(_:)`` takes.
+  func tellChanges(to observer: @escaping @Sendable (Set<JSONKey>) -> Void) -> UInt64 {
+    let id = makeObserverID()
+    shared.withLock { $0.changeObservers[id] = observer }
+    return id
+  }
+
+  /// Yields each error to `continuation`, starting with the file's current problem if it has one.
+  ///
+  /// - Returns: The identifier that ``stopTelling(_:)`` takes.
+  func tellErrors(to continuation: AsyncStream<SettingsError>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { shared in
       for problem in [shared.problem, shared.migrationProblem].compactMap(\.self) { continuation.yield(problem) }
       shared.errorStreams[id] = continuation
     }
-    continuation.onTermination = { [weak self] _ in self?.shared.withLock { $0.errorStreams[id] = nil } }
-    return stream
+    return id
+  }
+
+  /// Stops what `tellChanges` or `tellErrors` started.
+  func stopTelling(_ id: UInt64) {
+    shared.withLock { shared in
+      shared.changeStreams[id] = nil
+      shared.changeObservers[id] = nil
+      shared.errorStreams[id] = nil
+    }
   }
 }

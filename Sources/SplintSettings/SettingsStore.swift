@@ -25,15 +25,25 @@
 /// observed. Until then a store runs nothing in the background (no thread, no inotify instance), and each read
 /// (``value(forKey:)``, ``values``, ``keys``, ``fileError``) looks at the file first, so that it sees what the file
 /// holds now: a command-line tool's one-shot read or write costs no more than the read or write itself.
+///
+/// A store may have system layers below the user's file: read-only files that an administrator or a distribution
+/// package fills with defaults for every user (``systemFileURLs``, found for a suite as the XDG Base Directory
+/// specification says, in `$XDG_CONFIG_DIRS`). A ``Setting`` reads the user's value, else the first system file's,
+/// else its default in code; ``value(forKey:)`` and ``origin(ofKey:)`` say the same. Every write, reset and import
+/// changes the user's file only, and ``keys`` and ``values`` are the user's file's. System files are watched as
+/// the user's is, but never written, and nothing is ever made beside them or in their directories.
 public final class SettingsStore: Sendable {
   let file: SettingsFile
+  /// The system layers, first wins; never written.
+  let systemFiles: [SettingsFile]
 
   /// The store for this program: the suite named after the executable.
   public static let standard = SettingsStore(suite: ProcessInfo.processInfo.processName)
 
   /// The store for a suite: `$XDG_CONFIG_HOME/<suite>/settings.json`, or `~/.config/<suite>/settings.json` when
-  /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says). A command-line tool and a
-  /// daemon of the same user share settings by naming the same suite.
+  /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says), with the system-wide
+  /// defaults of ``systemFileURLs(forSuite:)`` below it. A command-line tool and a daemon of the same user share
+  /// settings by naming the same suite.
   ///
   /// - Parameters:
   ///   - suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that comes
@@ -42,7 +52,9 @@ public final class SettingsStore: Sendable {
   ///     brought to the newest before this returns (see ``SettingsMigration``).
   public convenience init(suite: String, migrations: [SettingsMigration] = []) {
     do {
-      self.init(fileURL: try Self.fileURL(forSuite: suite), migrations: migrations)
+      self.init(
+        fileURL: try Self.fileURL(forSuite: suite), systemFiles: try Self.systemFileURLs(forSuite: suite),
+        migrations: migrations)
     } catch {
       preconditionFailure(error.description)  // coverage:ignore — a trapping process writes no coverage profile
     }
@@ -58,54 +70,111 @@ public final class SettingsStore: Sendable {
     return configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json")
   }
 
+  /// The system-wide defaults of `suite`, first wins: `<dir>/<suite>/settings.json` for each directory of
+  /// `$XDG_CONFIG_DIRS` in order, or `/etc/xdg/<suite>/settings.json` when it is unset or empty. Entries that are
+  /// empty or not absolute paths are passed over, as the XDG Base Directory specification says, and a directory
+  /// named twice counts once. The files need not exist.
+  ///
+  /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
+  public static func systemFileURLs(forSuite suite: String) throws(SettingsError) -> [URL] {
+    _ = try fileURL(forSuite: suite)
+    var directories = (ProcessInfo.processInfo.environment["XDG_CONFIG_DIRS"] ?? "")
+      .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    if directories.isEmpty { directories = ["/etc/xdg"] }
+    var seen = Set<String>()
+    return directories.compactMap { directory in
+      let url = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(suite)
+        .appendingPathComponent("settings.json").standardizedFileURL
+      return seen.insert(url.path).inserted ? url : nil
+    }
+  }
+
   /// The store for the settings file at `fileURL`, for system daemons (whose home is elsewhere) and tests. The file
   /// need not exist; a symlink is followed for writes and stays a symlink.
   ///
   /// - Parameters:
-  ///   - fileURL: The settings file.
-  ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
-  ///     brought to the newest before this returns (see ``SettingsMigration``). Versions start at 1 and rise.
-  public init(fileURL: URL, migrations: [SettingsMigration] = []) {
+  ///   - fileURL: The user's settings file, which every write changes.
+  ///   - systemFiles: Read-only layers below it, first wins (see ``systemFileURLs``); none unless given. A file
+  ///     that is `fileURL` itself, or given twice, counts once.
+  ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the user's
+  ///     file is brought to the newest before this returns (see ``SettingsMigration``). Versions start at 1 and
+  ///     rise. System files are never migrated.
+  public init(fileURL: URL, systemFiles: [URL] = [], migrations: [SettingsMigration] = []) {
     file = SettingsFile.shared(for: fileURL)
+    self.systemFiles = Self.layers(systemFiles, below: file)
     self.migrations = migrations
     file.migrate(migrations)
   }
 
   /// A store whose writes skip fsync: still atomic (a reader sees the whole old or the whole new file), but a power
   /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
-  package init(fileURL: URL, syncsToDisk: Bool) {
+  package init(fileURL: URL, systemFiles: [URL] = [], syncsToDisk: Bool) {
     file = SettingsFile.shared(for: fileURL, syncsToDisk: syncsToDisk)
+    self.systemFiles = Self.layers(systemFiles, below: file)
     migrations = []
+  }
+
+  /// The files of `urls`, each once, and none that is `file`.
+  private static func layers(_ urls: [URL], below file: SettingsFile) -> [SettingsFile] {
+    var layers: [SettingsFile] = []
+    for url in urls {
+      let layer = SettingsFile.shared(for: url, asSystemLayer: true)
+      if layer !== file, !layers.contains(where: { $0 === layer }) { layers.append(layer) }
+    }
+    return layers
   }
 
   /// The migrations the store was opened with, oldest first.
   let migrations: [SettingsMigration]
 
-  /// The schema version the file records under the reserved key `"$version"`: the version of the last
+  /// The schema version the user's file records under the reserved key `"$version"`: the version of the last
   /// ``SettingsMigration`` it has had, 0 before any. Nil when `"$version"` holds something that is not a version.
   public var schemaVersion: Int? { file.schemaVersion }
 
-  /// The settings file.
+  /// The user's settings file: the one every write changes.
   public var fileURL: URL { file.url }
 
-  /// What is wrong with the settings file now, if anything: ``SettingsError/corruptFile(_:reason:)`` or
-  /// ``SettingsError/unreadableFile(_:reason:)``, else what keeps it from the version of the store's migrations
-  /// (``SettingsError/newerVersion(_:version:known:)``, ``SettingsError/migrationFailed(_:version:reason:)``). Nil
-  /// when the file is fine or does not exist. While the file has a problem, the last good values stay in use.
-  public var fileError: SettingsError? { file.problem }
+  /// The system layers below the user's file, first wins: read, watched, never written.
+  public var systemFileURLs: [URL] { systemFiles.map(\.url) }
 
-  /// The keys the file holds, in file order: not `"$version"`, which records the settings' schema version
-  /// (``schemaVersion``).
+  /// What is wrong with the settings files now, if anything: ``SettingsError/corruptFile(_:reason:)`` or
+  /// ``SettingsError/unreadableFile(_:reason:)``, the user's file's problem, else what keeps the user's file from
+  /// the version of the store's migrations (``SettingsError/newerVersion(_:version:known:)``,
+  /// ``SettingsError/migrationFailed(_:version:reason:)``), else the first system file's problem. Nil when every
+  /// file is fine or does not exist. While a file has a problem, its last good values stay in use (none, for a
+  /// system file that never was good): a broken system file is skipped, never written.
+  public var fileError: SettingsError? {
+    file.problem ?? systemFiles.lazy.compactMap(\.problem).first
+  }
+
+  /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version
+  /// (``schemaVersion``). System layers' keys are not among them: these are what export, reset and import work on.
   public var keys: [String] { file.keys }
 
-  /// Every key's value (not `"$version"`'s: see ``keys``). Keys are ``JSONKey``s, which tell apart keys that Swift
-  /// strings would take for one ("é" written as one scalar, or as "e" and a combining accent), as the file and every
-  /// other JSON tool do.
+  /// Every key's value in the user's file (not `"$version"`'s, and not system layers' values, which
+  /// ``value(forKey:)`` finds). Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one
+  /// ("é" written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }
 
-  /// The value stored for `key`, or nil.
+  /// The value in effect for `key`: the user's file's, else the first system file's that holds it, else nil (a
+  /// ``Setting`` then reads its default).
   public func value(forKey key: String) -> JSONValue? {
-    file[key]
+    file[key] ?? systemFiles.lazy.compactMap { $0[key] }.first
+  }
+
+  /// Which file ``value(forKey:)`` takes `key`'s value from, or nil when no file holds it (a ``Setting`` reads its
+  /// default then).
+  ///
+  /// ```swift
+  /// switch store.origin(ofKey: "interval") {
+  /// case .user(let url)?: print("set by the user in \(url.path)")
+  /// case .system(let url)?: print("a default for every user, from \(url.path)")
+  /// case nil: print("the program's default")
+  /// }
+  /// ```
+  public func origin(ofKey key: String) -> SettingsOrigin? {
+    if file[key] != nil { return .user(file.url) }
+    return systemFiles.first { $0[key] != nil }.map { .system($0.url) }
   }
 
   /// Stores `value` for `key`, with one write.
@@ -116,7 +185,7 @@ public final class SettingsStore: Sendable {
     try edit { $0[key] = value }
   }
 
-  /// Removes `key`, so that settings on it read their defaults.
+  /// Removes `key` from the user's file, so that settings on it read the system value, or else their defaults.
   ///
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
   public func removeValue(forKey key: String) throws(SettingsError) {
@@ -138,9 +207,12 @@ public final class SettingsStore: Sendable {
   ///   ``SettingsError/writeFailed(_:reason:)``.
   /// - Returns: What `body` returns.
   public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
-    try file.write(
+    // The system layers are brought up to date before the write takes the user file's lock: inside, a transaction
+    // reads them from memory, and takes no other file's lock.
+    for layer in systemFiles { layer.refreshUnlessWatched() }
+    return try file.write(
       { (document: inout SettingsDocument) throws -> T in
-        var settings = SettingsTransaction(document: document)
+        var settings = SettingsTransaction(document: document, systemFiles: systemFiles)
         let result = try body(&settings)
         try commit(settings, to: &document)
         return result
@@ -149,8 +221,8 @@ public final class SettingsStore: Sendable {
 
   // MARK: - Reset, import
 
-  /// Removes `keys` from the file, with one write and one change, so that settings on them read their defaults.
-  /// Keys that are not set are passed over; when none is set, nothing is written.
+  /// Removes `keys` from the user's file, with one write and one change, so that settings on them read the system
+  /// value, or else their defaults. Keys that are not set are passed over; when none is set, nothing is written.
   ///
   /// ```swift
   /// let removed = try store.reset(keys: ["interval", "mode"])
@@ -171,11 +243,11 @@ public final class SettingsStore: Sendable {
     }
   }
 
-  /// Removes every key this store's file holds, with one write and one change, so that every setting on it reads
-  /// its default.
+  /// Removes every key the user's file holds, with one write and one change, so that every setting on it reads the
+  /// system value, or else its default.
   ///
-  /// Only this file changes: it holds what the user set. Values that do not come from it, a ``Setting``'s default
-  /// in code, stay as they are.
+  /// Only this file changes: it holds what the user set. Values that do not come from it, a system file's or a
+  /// ``Setting``'s default in code, stay as they are, and settings read them from now on.
   ///
   /// - Returns: The keys removed, in file order; empty when the file held none (nothing is written then).
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
@@ -278,7 +350,7 @@ public final class SettingsStore: Sendable {
   private func edit<T: Sendable>(_ body: (inout SettingsTransaction) -> T) throws(SettingsError) -> T {
     try file.write(
       { (document: inout SettingsDocument) throws(SettingsError) -> T in
-        var settings = SettingsTransaction(document: document)
+        var settings = SettingsTransaction(document: document, systemFiles: systemFiles)
         let result = body(&settings)
         try commit(settings, to: &document)
         return result
@@ -294,16 +366,50 @@ public final class SettingsStore: Sendable {
     document = settings.document
   }
 
-  /// The keys that change, one element per change (a batch update is one), whether the change was made here or in
-  /// another process.
+  /// The keys whose value may have changed, one element per change (a batch update is one), whether the change was
+  /// made here or in another process, in the user's file or a system file. A system file's change to a key that a
+  /// file above it holds is not announced: it changes nothing anyone reads.
   public func changes() -> AsyncStream<Set<JSONKey>> {
-    file.changes()
+    startWatching()
+    let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
+    var telling = [(file, file.tellChanges(to: continuation))]
+    for (index, layer) in systemFiles.enumerated() {
+      let above = [file] + systemFiles[..<index]
+      let id = layer.tellChanges { keys in
+        let shown = keys.filter { key in above.allSatisfy { $0.storedValue(key) == nil } }
+        if !shown.isEmpty { continuation.yield(shown) }
+      }
+      telling.append((layer, id))
+    }
+    continuation.onTermination = { [telling] _ in
+      for (file, id) in telling { file.stopTelling(id) }
+    }
+    return stream
   }
 
-  /// Every error: files that are not JSON or cannot be read, stored values that do not decode, values that cannot be
-  /// stored, writes that fail. A new stream starts with the file's current problem, if it has one.
+  /// Every error: files that are not JSON or cannot be read (the user's, or a system file's), stored values that
+  /// do not decode, values that cannot be stored, writes that fail. A new stream starts with each file's current
+  /// problem, if it has one.
   public func errors() -> AsyncStream<SettingsError> {
-    file.errors()
+    startWatching()
+    let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
+    let telling = ([file] + systemFiles).map { ($0, $0.tellErrors(to: continuation)) }
+    continuation.onTermination = { _ in
+      for (file, id) in telling { file.stopTelling(id) }
+    }
+    return stream
+  }
+
+  /// Starts watching the user's file and every system file (whose directories are never made: a missing one is
+  /// waited for).
+  ///
+  /// - Returns: Whether the files are watched now; false only inside an update's body of the user's file on this
+  ///   thread, where the system files are left alone too (the next read or observation starts them).
+  @discardableResult
+  func startWatching() -> Bool {
+    guard file.startWatching() else { return false }
+    for layer in systemFiles { layer.startWatching(creatingDirectory: false) }
+    return true
   }
 
   /// `$XDG_CONFIG_HOME`, or `~/.config` when it is unset or relative.
@@ -313,4 +419,12 @@ public final class SettingsStore: Sendable {
     }
     return URL(fileURLWithPath: FileIO.homeDirectory(), isDirectory: true).appendingPathComponent(".config")
   }
+}
+
+/// Where a store's value for a key comes from (see ``SettingsStore/origin(ofKey:)``).
+public enum SettingsOrigin: Sendable, Hashable {
+  /// The user's settings file, which writes change.
+  case user(URL)
+  /// A system file: a read-only default for every user, which an administrator or a distribution package keeps.
+  case system(URL)
 }

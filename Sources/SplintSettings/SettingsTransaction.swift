@@ -1,21 +1,28 @@
 /// The settings file's content inside ``SettingsStore/update(_:)``: read it and change it by key, raw or through a
 /// ``Setting``. The changes are written when the update's body returns.
+///
+/// Raw access by key sees the user's file only. Access through a ``Setting`` reads as the setting does: the user's
+/// value, else the store's first system file's, else the default; so `settings[launches] += 1` counts on from the
+/// value an administrator set.
 public struct SettingsTransaction {
   var document: SettingsDocument
+  /// The store's system layers, read from memory (brought up to date before the update took its lock).
+  let systemFiles: [SettingsFile]
   /// The first change that cannot be made (a value that cannot be stored, the reserved key); the update then
   /// writes nothing.
   private(set) var invalid: SettingsError?
 
-  init(document: SettingsDocument) {
+  init(document: SettingsDocument, systemFiles: [SettingsFile] = []) {
     self.document = document
+    self.systemFiles = systemFiles
   }
 
-  /// The keys the file holds, in file order (not the reserved `"$version"`, which records the settings' schema
-  /// version for ``SettingsMigration``s).
+  /// The keys the user's file holds, in file order (not the reserved `"$version"`, which records the settings'
+  /// schema version for ``SettingsMigration``s).
   public var keys: [String] { document.keys }
 
-  /// The value stored for `key`; setting nil removes the key. The reserved key `"$version"` reads nil, and setting
-  /// it fails the update with ``SettingsError/reservedKey(_:)``: migrations keep it.
+  /// The value the user's file holds for `key`; setting nil removes the key. The reserved key `"$version"` reads
+  /// nil, and setting it fails the update with ``SettingsError/reservedKey(_:)``: migrations keep it.
   public subscript(key: String) -> JSONValue? {
     get { key == SettingsDocument.versionKey ? nil : document[key] }
     set {
@@ -29,10 +36,14 @@ public struct SettingsTransaction {
     }
   }
 
-  /// A setting's value as the setting would read it (stored and decodable, else its default); setting it stores the
-  /// value under the setting's key.
+  /// A setting's value as the setting would read it (the user's value, else the first system file's, when it
+  /// decodes; else the setting's default); setting it stores the value under the setting's key in the user's file.
   public subscript<Value: SettingValue>(setting: Setting<Value>) -> Value {
-    get { self[setting.key].flatMap { try? Value(jsonValue: $0) } ?? setting.defaultValue }
+    get {
+      let key = JSONKey(setting.key)
+      let json = self[setting.key] ?? systemFiles.lazy.compactMap { $0.storedValue(key) }.first
+      return json.flatMap { try? Value(jsonValue: $0) } ?? setting.defaultValue
+    }
     set {
       do {
         self[setting.key] = try newValue.jsonValue()

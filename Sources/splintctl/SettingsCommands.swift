@@ -21,19 +21,18 @@ struct StoreOptions: ParsableArguments {
     }
   }
 
-  /// The store named by the options.
+  /// The store named by the options: a suite's has the system-wide defaults of `$XDG_CONFIG_DIRS` below the user's
+  /// file, a file named with --file none.
   func store() throws -> SettingsStore {
-    let url: URL
-    if let file {
-      url = URL(fileURLWithPath: file)
-    } else {
-      do {
-        url = try SettingsStore.fileURL(forSuite: suite ?? "")
-      } catch {
-        throw failure(error.description, error.status)
-      }
+    if let file { return SettingsStore(fileURL: URL(fileURLWithPath: file)) }
+    do {
+      let suite = suite ?? ""
+      return SettingsStore(
+        fileURL: try SettingsStore.fileURL(forSuite: suite),
+        systemFiles: try SettingsStore.systemFileURLs(forSuite: suite))
+    } catch {
+      throw failure(error.description, error.status)
     }
-    return SettingsStore(fileURL: url)
   }
 
   /// The store, for a change: a problem with the file is told on standard error, and the change goes ahead (the
@@ -48,20 +47,43 @@ struct StoreOptions: ParsableArguments {
 struct GetCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "get",
-    abstract: "Print a setting's value as JSON. Exits with status 1, printing nothing, when it is not set.")
+    abstract: "Print a setting's value as JSON. Exits with status 1, printing nothing, when it is not set.",
+    discussion: """
+      With --suite, a key the user's file does not hold is looked for in the system-wide defaults, \
+      <dir>/<suite>/settings.json for each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that \
+      holds it winning, as programs read it. --origin adds a line saying where the value comes from: \
+      `user file PATH` or `system file PATH`. For a key no file sets, it prints `no file sets KEY: the program's \
+      default applies` instead (exit status 1). A system file that is not valid JSON is told on standard error and \
+      skipped.
+      """)
 
   @OptionGroup var options: StoreOptions
 
   @Argument(help: "The setting's key.")
   var key: String
 
+  @Flag(
+    name: [.customLong("origin"), .customLong("verbose")],
+    help: "Also print where the value comes from: the user's file, a system file, or the program's default.")
+  var origin = false
+
   func run() throws {
     let store = try options.store()
-    if let problem = store.fileError { throw failure(problem.description, problem.status) }
+    // The user's file must be readable; a broken system file is skipped, as programs skip it.
+    if let problem = store.fileError {
+      guard problem.url != store.fileURL else { throw failure(problem.description, problem.status) }
+      Output.error("splintctl: warning: \(problem.description)")
+    }
     guard let value = store.value(forKey: key) else {
+      if origin { Output.line("no file sets \(key): the program's default applies") }
       throw failure("\(key) is not set in \(store.fileURL.path).", ExitStatus.absent)
     }
     Output.line(value.prettyDescription)
+    guard origin else { return }
+    switch store.origin(ofKey: key) {
+    case .system(let url)?: Output.line("system file \(url.path)")
+    default: Output.line("user file \(store.fileURL.path)")
+    }
   }
 }
 
@@ -145,7 +167,12 @@ struct DeleteCommand: ParsableCommand {
 
 struct ListCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "list", abstract: "Print every setting, as one JSON object.")
+    commandName: "list", abstract: "Print every setting, as one JSON object.",
+    discussion: """
+      Only the user's file is listed. With --suite, programs also read system-wide defaults (in \
+      $XDG_CONFIG_DIRS, /etc/xdg when unset) for the keys it does not hold: `splintctl get --origin KEY` \
+      prints the value in effect and where it comes from.
+      """)
 
   @OptionGroup var options: StoreOptions
 
@@ -182,7 +209,9 @@ struct WatchCommand: AsyncParsableCommand {
     discussion: """
       A line reads `KEY VALUE` (VALUE as compact JSON), or `KEY removed`. With --json, each line is a JSON object: \
       {"key": KEY, "value": VALUE} or {"key": KEY, "removed": true}. Changes made by any process, and hand edits, \
-      are seen. Problems with the file are told on standard error.
+      are seen; with --suite, so are edits of the system-wide defaults, and VALUE is the value in effect (a key \
+      removed from the user's file shows the system value, if a system file holds one). Problems with the files \
+      are told on standard error.
       """)
 
   @OptionGroup var options: StoreOptions

@@ -112,8 +112,8 @@ extension SettingsError {
     switch situation {
     case .invalidJSON, .invalidSuiteName, .unencodableValue, .reservedKey, .versionMismatch:
       ExitStatus.usage
-    case .corruptFile, .unreadableFile, .notARegularFile, .undecodableValue, .writeFailed, .newerVersion,
-      .migrationFailed:
+    case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
+      .writeFailed, .newerVersion, .migrationFailed:
       ExitStatus.failure
     }
   }

@@ -1,6 +1,9 @@
 // A test helper: another process using a settings file, as a command-line tool or a daemon would.
 //
+// FILE is a path, or suite:NAME for SettingsStore(suite: NAME), with the system layers of $XDG_CONFIG_DIRS.
+//
 //   SettingsProbe set FILE KEY JSON              store JSON under KEY
+//   SettingsProbe reset FILE KEY                 Setting.reset() of KEY
 //   SettingsProbe increment FILE KEY COUNT       COUNT read-modify-write increments, each a batch update
 //   SettingsProbe write-keys FILE PREFIX COUNT   store PREFIX-0 … PREFIX-(COUNT-1), one write each
 //   SettingsProbe increment-until FILE KEY STOP  batch increments of KEY until the file holds the key STOP (checked in
@@ -22,6 +25,7 @@
 //                                                2 throws
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
+//   SettingsProbe layers FILE                    print the user's file, then each system file, one a line
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
 //                                                saved), printing this process's threads, inotify instances and
 //                                                epoll instances before and after: `threads 2 inotify 0 epoll 0`
@@ -44,13 +48,19 @@ struct SettingsProbe {
   }
 
   static func store(_ path: String) -> SettingsStore {
-    SettingsStore(fileURL: URL(fileURLWithPath: path))
+    if path.hasPrefix("suite:") { return SettingsStore(suite: String(path.dropFirst("suite:".count))) }
+    return SettingsStore(fileURL: URL(fileURLWithPath: path))
   }
 
   static func run(_ arguments: [String]) async throws {
     switch (arguments.first, arguments.count) {
     case ("set", 4):
       try store(arguments[1]).set(JSONValue(parsing: arguments[3]), forKey: arguments[2])
+    case ("reset", 3):
+      Setting<JSONValue?>(arguments[2], default: nil, store: store(arguments[1])).reset()
+    case ("layers", 2):
+      let settings = store(arguments[1])
+      for url in [settings.fileURL] + settings.systemFileURLs { print(url.path) }
     case ("increment", 4):
       let settings = store(arguments[1])
       let counter = Setting(arguments[2], default: 0, store: settings)

@@ -150,6 +150,8 @@ import Testing
     #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
     try store.importSettings(
       from: Data(#"{"a": 1, "b": [2], "c": "three", "kept": 0}"#.utf8), replacing: true)
+    // Heard before the next write, which a busy machine would otherwise let the watcher read in the same reload.
+    #expect(await eventually { watcher.stdoutSoFar.contains("change ") })
     try store.set(.bool(true), forKey: "done")
     let output = await watcher.wait()
     #expect(output.status == 0, "\(output)")

@@ -74,8 +74,11 @@ func probe(_ arguments: String..., environment: [String: String]? = nil) async t
 }
 
 /// Starts the `SettingsProbe` helper and returns at once.
-func startProbe(_ arguments: String..., bounded: Bool = true) async throws -> RunningProgram {
-  try await Programs.start([Programs.helper("SettingsProbe")] + arguments, seconds: bounded ? 60 : nil)
+func startProbe(
+  _ arguments: String..., environment: [String: String]? = nil, bounded: Bool = true
+) async throws -> RunningProgram {
+  try await Programs.start(
+    [Programs.helper("SettingsProbe")] + arguments, environment: environment, seconds: bounded ? 60 : nil)
 }
 
 /// Runs `script` with `sh` inside a new user and mount namespace, where it may mount file systems and set inotify

@@ -17,7 +17,8 @@ import Testing
   static let commands: [[String]] = [
     ["--version"], ["--help"], ["get", "--help"], ["get", "--file", "FILE", "k"], ["set", "--file", "FILE", "n", "2"],
     ["list", "--file", "FILE"], ["delete", "--file", "FILE", "k"], ["path", "--file", "FILE"],
-    ["get", "--suite", "splint-startup-test", "k"], ["export", "--file", "FILE"],
+    ["get", "--suite", "splint-startup-test", "k"], ["get", "--suite", "splint-startup-test", "--origin", "k"],
+    ["export", "--file", "FILE"],
     ["import", "--file", "FILE", "INPUT"],
     ["import", "--file", "FILE", "--replace", "INPUT"], ["reset", "--file", "FILE", "k", "n"],
     ["reset", "--file", "FILE", "--all"],
