@@ -96,6 +96,7 @@ let package = Package(
       name: "SplintBench",
       dependencies: [
         "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(
           name: "Configuration", package: "swift-configuration",
           condition: .when(traits: ["SplintConfigurationBenchmarks"])
