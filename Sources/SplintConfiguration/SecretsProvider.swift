@@ -8,8 +8,8 @@
     import Foundation
   #endif
 
-  /// Chosen configuration keys answered from ``Credential``s (the Secret Service, a delivered credential, any
-  /// ``CredentialStore``), every value marked secret, so that swift-configuration's access logs and descriptions print
+  /// Chosen configuration keys answered from `Credential`s (the Secret Service, a delivered credential, any
+  /// `CredentialStore`), every value marked secret, so that swift-configuration's access logs and descriptions print
   /// `<REDACTED>` in its place.
   ///
   /// ```swift

@@ -25,7 +25,7 @@
   /// behind; they stop watching when the task that watches is cancelled.
   ///
   /// When the file breaks (a half-finished hand edit, bad JSON), the last good values stay in use and
-  /// ``description`` names the problem; ``SettingsStore/errors()`` on ``store`` reports each one. The store's
+  /// ``description`` names the problem; `errors()` on ``store`` reports each one. The store's
   /// migrations run before the provider reads, and the reserved `"$version"` key is not a setting.
   public final class SettingsProvider: ConfigProvider, Sendable, CustomStringConvertible {
     /// The settings file the provider reads.

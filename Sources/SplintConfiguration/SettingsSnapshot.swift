@@ -15,7 +15,7 @@
   public struct SettingsSnapshot: ConfigSnapshot, CustomStringConvertible {
     /// The name of the provider that made the snapshot, with the file's path.
     public let providerName: String
-    /// The settings: the store's ``SettingsStore/values`` when the snapshot was made.
+    /// The settings: the store's `SettingsStore.values` when the snapshot was made.
     public let values: [JSONKey: JSONValue]
     /// The settings file's path, for messages.
     let file: String
