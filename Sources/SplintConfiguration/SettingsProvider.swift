@@ -117,7 +117,7 @@
         ) async throws -> Return
     ) async throws -> Return {
       try await watch(
-        concerns: { _ in true }, state: \.values, element: { _ in self.currentSnapshot() as any ConfigSnapshot }
+        concerns: { _ in true }, state: { EveryChange(snapshot: $0) }, element: { $0.snapshot as any ConfigSnapshot }
       ) {
         try await updatesHandler(ConfigUpdatesAsyncSequence($0))
       }
@@ -128,8 +128,8 @@
 
     private func currentSnapshot() -> SettingsSnapshot {
       SettingsSnapshot(
-        providerName: providerName, values: store.values, file: store.fileURL.path, bytesDecoder: bytesDecoder,
-        secretsSpecifier: secretsSpecifier)
+        providerName: providerName, values: store.values, layers: Layers(store: store), file: store.fileURL.path,
+        bytesDecoder: bytesDecoder, secretsSpecifier: secretsSpecifier)
     }
 
     /// Runs `body` with a stream that starts with the current state's element and gets a new element each time a
@@ -161,5 +161,12 @@
       defer { relay.cancel() }
       return try await body(updates)
     }
+  }
+
+  /// A snapshot as a watch's state, unequal to every other: a snapshot watch yields at every change, since a change
+  /// to a system-wide file need not show in the user's file's values.
+  private struct EveryChange: Equatable, Sendable {
+    let snapshot: SettingsSnapshot
+    static func == (_: Self, _: Self) -> Bool { false }
   }
 #endif

@@ -1,9 +1,15 @@
 #if SplintConfiguration
   public import Configuration
   public import SplintSettings
+  import Synchronization
 
   /// The settings as they were at one moment, as swift-configuration reads them: what ``SettingsProvider`` answers
   /// from, and what its `snapshot()` returns.
+  ///
+  /// It holds the user's settings file as it was when it was made. A value the file does not hold comes from the
+  /// store's value in effect (`SettingsStore.value(forKey:)`, which finds what system-wide files set, where the store
+  /// has them), read the first time the snapshot is asked for it and kept, so that a snapshot always answers the
+  /// same.
   ///
   /// Keys are dot-separated paths into the JSON, as swift-configuration's `JSONSnapshot` reads them:
   /// `{"server": {"port": 8080}}` answers `server.port`. A key the file holds whole (`{"sync.interval": 30}`, as
@@ -15,8 +21,10 @@
   public struct SettingsSnapshot: ConfigSnapshot, CustomStringConvertible {
     /// The name of the provider that made the snapshot, with the file's path.
     public let providerName: String
-    /// The settings: the store's `SettingsStore.values` when the snapshot was made.
+    /// The user's settings file when the snapshot was made: the store's `SettingsStore.values`.
     public let values: [JSONKey: JSONValue]
+    /// The values in effect that `values` does not hold.
+    let layers: Layers
     /// The settings file's path, for messages.
     let file: String
     let bytesDecoder: any ConfigBytesFromStringDecoder
@@ -37,8 +45,10 @@
     /// The lookup, as a value that watches compare to tell a change from none.
     func lookup(_ key: AbsoluteConfigKey, _ type: ConfigType) -> Result<LookupResult, ConfigLookupError> {
       let encodedKey = Self.encode(key)
-      guard let found = Self.find(encodedKey.split(separator: ".", omittingEmptySubsequences: false)[...], in: values)
-      else { return .success(LookupResult(encodedKey: encodedKey, value: nil)) }
+      let path = encodedKey.split(separator: ".", omittingEmptySubsequences: false)[...]
+      guard let found = Self.find(path, member: { values[$0] ?? layers.value(forKey: $0) }) else {
+        return .success(LookupResult(encodedKey: encodedKey, value: nil))
+      }
       return Result { () throws(ConfigLookupError) in
         let content = try convert(found, to: type, key: encodedKey)
         let isSecret = secretsSpecifier.isSecret(key: encodedKey, value: found)
@@ -49,16 +59,18 @@
     /// The key as swift-configuration's JSON snapshot encodes it: its components joined with dots.
     static func encode(_ key: AbsoluteConfigKey) -> String { key.components.joined(separator: ".") }
 
-    /// The value at `path` in `object`: a member named by the first few components (the most first) and, for the
-    /// components left, a value found the same way inside that member.
-    static func find(_ path: ArraySlice<Substring>, in object: [JSONKey: JSONValue]) -> JSONValue? {
+    /// The value at `path` in an object whose members `member` gives: a member named by the first few components
+    /// (the most first) and, for the components left, a value found the same way inside that member.
+    static func find(_ path: ArraySlice<Substring>, member: (JSONKey) -> JSONValue?) -> JSONValue? {
       for count in stride(from: path.count, through: 1, by: -1) {
-        guard let member = object[JSONKey(path.prefix(count).joined(separator: "."))] else { continue }
+        guard let found = member(JSONKey(path.prefix(count).joined(separator: "."))) else { continue }
         if count == path.count {
-          if case .object = member { continue }
-          return member
+          if case .object = found { continue }
+          return found
         }
-        if case .object(let inner) = member, let found = find(path.dropFirst(count), in: inner) { return found }
+        if case .object(let inner) = found, let value = find(path.dropFirst(count), member: { inner[$0] }) {
+          return value
+        }
       }
       return nil
     }
@@ -108,6 +120,21 @@
         converted.append(element)
       }
       return converted
+    }
+  }
+
+  /// The values in effect for keys a snapshot's `values` does not hold, each read from the store the first time it is
+  /// asked for and kept.
+  final class Layers: Sendable {
+    private let store: SettingsStore
+    private let read = Mutex<[JSONKey: JSONValue?]>([:])
+
+    init(store: SettingsStore) { self.store = store }
+
+    func value(forKey key: JSONKey) -> JSONValue? {
+      if let known = read.withLock({ $0[key] }) { return known }
+      let value = store.value(forKey: key.text)
+      return read.withLock { $0[key, default: value] }
     }
   }
 
