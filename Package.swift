@@ -13,13 +13,41 @@ let package = Package(
     .library(name: "SplintSecrets", targets: ["SplintSecrets"]),
     .library(name: "SplintSettings", targets: ["SplintSettings"]),
     .library(name: "SplintSecretsTesting", targets: ["SplintSecretsTesting"]),
+    .library(name: "SplintConfiguration", targets: ["SplintConfiguration"]),
     .executable(name: "splintctl", targets: ["splintctl"]),
+  ],
+  traits: [
+    .trait(
+      name: "SplintConfiguration",
+      description: """
+        The SplintConfiguration library: settings and secrets as apple/swift-configuration providers. Off by default; \
+        without it the library is empty and swift-configuration is never built.
+        """
+    ),
+    .trait(
+      name: "SplintConfigurationBenchmarks",
+      description: """
+        SplintConfiguration, and swift-configuration's Reloading and JSON traits, which script/bench needs to set our \
+        settings provider beside its ReloadingFileProvider. Not for users: Reloading brings swift-log, \
+        swift-metrics and swift-service-lifecycle.
+        """,
+      enabledTraits: ["SplintConfiguration"]
+    ),
+    .default(enabledTraits: []),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    // Only its core: none of its traits (JSON, Reloading, ...) unless our benchmarks trait asks for them.
+    .package(
+      url: "https://github.com/apple/swift-configuration", from: "1.4.0",
+      traits: [
+        .trait(name: "JSON", condition: .when(traits: ["SplintConfigurationBenchmarks"])),
+        .trait(name: "Reloading", condition: .when(traits: ["SplintConfigurationBenchmarks"])),
+      ]
+    ),
   ],
   targets: [
     .systemLibrary(
@@ -42,6 +70,15 @@ let package = Package(
       name: "SplintSettings",
       dependencies: ["SplintSystemCalls", .product(name: "SystemPackage", package: "swift-system")]
     ),
+    // Empty unless the SplintConfiguration trait is on: its sources are inside `#if SplintConfiguration`.
+    .target(
+      name: "SplintConfiguration",
+      dependencies: [
+        "SplintSecrets", "SplintSettings",
+        .product(
+          name: "Configuration", package: "swift-configuration", condition: .when(traits: ["SplintConfiguration"])),
+      ]
+    ),
     .executableTarget(
       name: "splintctl",
       dependencies: [
@@ -57,7 +94,14 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintBench",
-      dependencies: ["SplintSecrets", "SplintSettings", "LibSecretFloor"],
+      dependencies: [
+        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration",
+        .product(name: "SystemPackage", package: "swift-system"),
+        .product(
+          name: "Configuration", package: "swift-configuration",
+          condition: .when(traits: ["SplintConfigurationBenchmarks"])
+        ),
+      ],
       path: "Benchmarks/SplintBench"
     ),
     .target(
@@ -94,6 +138,18 @@ let package = Package(
     .testTarget(
       name: "SplintSettingsTests",
       dependencies: ["SplintSettings", "SplintSystemCalls", "SettingsProbe", "TestSupport"]
+    ),
+    .testTarget(
+      name: "SplintConfigurationTests",
+      dependencies: [
+        "SplintConfiguration", "SplintSecrets", "SplintSettings", "SettingsProbe", "TestSupport",
+        .product(
+          name: "Configuration", package: "swift-configuration", condition: .when(traits: ["SplintConfiguration"])),
+        .product(
+          name: "ConfigurationTesting", package: "swift-configuration",
+          condition: .when(traits: ["SplintConfiguration"])
+        ),
+      ]
     ),
     .testTarget(
       name: "SplintctlTests",

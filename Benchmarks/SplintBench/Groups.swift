@@ -12,10 +12,15 @@ struct Sizes {
   let readBatches: Int
   /// Runs of each program in "splintctl as a shell script runs it".
   let commandRuns: Int
+  /// Changes in "swift-configuration: a settings file's change → a `ConfigReader` watch".
+  let configurationChanges: Int
 
   static let full = Sizes(
-    secretCalls: 1_000, processRuns: 50, propagationChanges: 500, readBatches: 200, commandRuns: 200)
-  static let quick = Sizes(secretCalls: 100, processRuns: 10, propagationChanges: 100, readBatches: 20, commandRuns: 20)
+    secretCalls: 1_000, processRuns: 50, propagationChanges: 500, readBatches: 200, commandRuns: 200,
+    configurationChanges: 500)
+  static let quick = Sizes(
+    secretCalls: 100, processRuns: 10, propagationChanges: 100, readBatches: 20, commandRuns: 20,
+    configurationChanges: 20)
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -30,6 +30,7 @@ case ("run", _):
     try await benchmarkSettings(sizes, into: &report)
     try await benchmarkCommandLine(sizes, splintctl: splintctl, into: &report)
     try await benchmarkPropagation(sizes, splintctl: splintctl, into: &report)
+    try await benchmarkConfiguration(sizes, into: &report)
     try await benchmarkScale(sizes, into: &report)
   } catch {
     FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
