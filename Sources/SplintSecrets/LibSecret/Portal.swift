@@ -101,31 +101,29 @@ enum SecretPortal {
       attempt.finish(result)
     }
     let deadline = ContinuousClock.now + patience
-    var outcome = attempt.waitBriefly()
-    while outcome == nil {
+    while !attempt.waitBriefly() {
       if let interruption = call.interruption { throw interruption == .timedOut ? .timedOut : .cancelled }
       // No answer after `patience`: libsecret missed it. This attempt is left waiting, and another one made.
       if ContinuousClock.now >= deadline { return try openKeyring(call: call, patience: patience) }
-      outcome = attempt.waitBriefly()
     }
-    try outcome?.get()
+    try attempt.outcome.get()
   }
 
   /// One attempt of ``openKeyring(call:patience:)``: its outcome, once it has one.
   private final class Attempt: Sendable {
-    private let outcome = Mutex<Result<Void, CredentialError>?>(nil)
+    private let result = Mutex<Result<Void, CredentialError>>(.success(()))
     private let done = DispatchSemaphore(value: 0)
 
-    func finish(_ result: Result<Void, CredentialError>) {
-      outcome.withLock { $0 = result }
+    func finish(_ outcome: Result<Void, CredentialError>) {
+      result.withLock { $0 = outcome }
       done.signal()
     }
 
-    /// Waits up to 50 ms for the outcome, and returns it if there is one.
-    func waitBriefly() -> Result<Void, CredentialError>? {
-      _ = done.wait(timeout: .now() + .milliseconds(50))
-      return outcome.withLock { $0 }
-    }
+    /// Waits up to 50 ms for the attempt to finish; whether it has.
+    func waitBriefly() -> Bool { done.wait(timeout: .now() + .milliseconds(50)) == .success }
+
+    /// The outcome, once ``waitBriefly()`` said the attempt has finished.
+    var outcome: Result<Void, CredentialError> { result.withLock { $0 } }
   }
 
   /// The secret stored under `attributes`, or nil.
