@@ -34,6 +34,14 @@ static void load(void) {
   SPLINT_LOAD(g_signal_connect_data);
   SPLINT_LOAD(g_signal_stop_emission_by_name);
   SPLINT_LOAD(g_free);
+  SPLINT_LOAD(g_strdup);
+  SPLINT_LOAD(g_hash_table_new_full);
+  SPLINT_LOAD(g_hash_table_insert);
+  SPLINT_LOAD(g_hash_table_lookup);
+  SPLINT_LOAD(g_hash_table_unref);
+  SPLINT_LOAD(g_str_hash);
+  SPLINT_LOAD(g_str_equal);
+  SPLINT_LOAD(g_list_free_full);
   SPLINT_LOAD(g_error_free);
   SPLINT_LOAD(g_quark_to_string);
   SPLINT_LOAD(g_main_context_new);
@@ -57,6 +65,7 @@ static void load(void) {
   SPLINT_LOAD(g_variant_get_string);
   SPLINT_LOAD(g_variant_get_boolean);
   SPLINT_LOAD(g_variant_get_uint64);
+  SPLINT_LOAD(g_variant_get_uint32);
   SPLINT_LOAD(g_variant_get_variant);
   SPLINT_LOAD(g_variant_builder_new);
   SPLINT_LOAD(g_variant_builder_add_value);
@@ -83,6 +92,11 @@ static void load(void) {
   SPLINT_LOAD(secret_value_new);
   SPLINT_LOAD(secret_value_get);
   SPLINT_LOAD(secret_value_unref);
+  SPLINT_LOAD(secret_password_storev_binary_sync);
+  SPLINT_LOAD(secret_password_lookupv_binary_sync);
+  SPLINT_LOAD(secret_password_clearv_sync);
+  SPLINT_LOAD(secret_password_searchv_sync);
+  SPLINT_LOAD(secret_retrievable_get_attributes);
 #undef SPLINT_LOAD
 }
 
@@ -94,3 +108,11 @@ const SplintLibSecret *splint_libsecret_load(const char **error) {
   }
   return &functions;
 }
+
+static const SplintSecretSchema generic_schema = {
+  .name = "org.freedesktop.Secret.Generic",
+  .flags = 1 << 1,  // SECRET_SCHEMA_DONT_MATCH_NAME
+  .attributes = {{"service", 0}, {"username", 0}, {NULL, 0}},  // SECRET_SCHEMA_ATTRIBUTE_STRING
+};
+
+const SplintSecretSchema *splint_secret_generic_schema(void) { return &generic_schema; }

@@ -36,6 +36,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case unreadableSecret(String)
     case noStoreAnswered([StoreFailure])
     case invalidConfiguration(String)
+    case portalRefused(String)
   }
 
   /// Why one store of a chain did not answer, for ``CredentialError/noStoreAnswered(_:)``.
@@ -98,6 +99,8 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     public static let noStoreAnswered = Code("noStoreAnswered")
     /// See ``CredentialError/invalidConfiguration(_:)``.
     public static let invalidConfiguration = Code("invalidConfiguration")
+    /// See ``CredentialError/portalRefused(_:)``.
+    public static let portalRefused = Code("portalRefused")
   }
 
   /// Which kind of failure this is.
@@ -118,6 +121,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .unreadableSecret: .unreadableSecret
     case .noStoreAnswered: .noStoreAnswered
     case .invalidConfiguration: .invalidConfiguration
+    case .portalRefused: .portalRefused
     }
   }
 
@@ -181,6 +185,10 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   public static func invalidConfiguration(_ reason: String) -> CredentialError {
     CredentialError(.invalidConfiguration(reason))
   }
+
+  /// Inside a Flatpak sandbox, the Secret portal did not hand over the app's master secret, which unlocks the app's
+  /// own keyring file; `reason` is what the portal said.
+  public static func portalRefused(_ reason: String) -> CredentialError { CredentialError(.portalRefused(reason)) }
 
   /// Whether `error` is `pattern`, so that `catch CredentialError.locked` works where the error is untyped.
   public static func ~= (pattern: CredentialError, error: any Error) -> Bool {
@@ -250,6 +258,13 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       return "No store answered. " + failures.map(\.description).joined(separator: " ")
     case .invalidConfiguration(let reason):
       return "The credential stores are configured wrongly: \(reason)"
+    case .portalRefused(let reason):
+      return """
+        The Secret portal did not give this Flatpak app its master secret (\(reason)), so its keyring file cannot be \
+        opened. The portal's backend keeps that secret in the user's login keyring: unlock it (log in to the \
+        desktop, or Seahorse) and try again; if it persists, see the portal's log, \
+        `journalctl --user -u xdg-desktop-portal`.
+        """
     }
   }
 }

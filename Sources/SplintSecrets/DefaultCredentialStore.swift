@@ -13,7 +13,9 @@ import Synchronization
 /// Without configuration the chain is `delivered,secret-service`: systemd credentials (`$CREDENTIALS_DIRECTORY`),
 /// then container secrets (`/run/secrets`), then the Secret Service; the first two are passed over where they are
 /// not set up, so on a desktop everything works as with ``SecretServiceStore`` alone, and the same program reads
-/// its token from a systemd unit's credentials with no code change. Saves go to the Secret Service.
+/// its token from a systemd unit's credentials with no code change. Saves go to the Secret Service. Inside a
+/// Flatpak (or Snap) sandbox the Secret portal takes the Secret Service's place (``SecretPortalStore``), as it does
+/// for libsecret's own password functions: the app's secrets stay in the sandbox, and need no permission.
 ///
 /// An administrator sets another chain without code, in the environment:
 ///
@@ -31,13 +33,17 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
   /// The environment variable that sets the chain: store names, separated by commas.
   public static let environmentVariable = "SPLINT_CREDENTIAL_STORES"
 
-  /// The chain used when ``environmentVariable`` is not set.
-  public static let defaultChain = ["delivered", "secret-service"]
+  /// The chain used when ``environmentVariable`` is not set: `delivered,secret-service`, and inside a Flatpak or
+  /// Snap sandbox `delivered,secret-portal` (the app's own secrets through the Secret portal, as libsecret keeps
+  /// them there; see ``SecretPortalStore``).
+  public static var defaultChain: [String] {
+    ["delivered", SecretPortalStore.isSandboxed ? "secret-portal" : "secret-service"]
+  }
 
   /// The names a chain is made of, and what each stands for: `delivered` (systemd credentials, then container
-  /// secrets), `systemd-credentials`, `container-secrets`, `secret-service` and `kernel-keyring`.
+  /// secrets), `systemd-credentials`, `container-secrets`, `secret-service`, `secret-portal` and `kernel-keyring`.
   public static let storeNames = [
-    "delivered", "systemd-credentials", "container-secrets", "secret-service", "kernel-keyring",
+    "delivered", "systemd-credentials", "container-secrets", "secret-service", "secret-portal", "kernel-keyring",
   ]
 
   /// The names the environment variable gave last, parsed: read once per value, not at every call.
@@ -62,6 +68,7 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
       case "systemd-credentials": parsed.append(.store(DeliveredCredentialStore.systemd))
       case "container-secrets": parsed.append(.store(DeliveredCredentialStore.containerSecrets))
       case "secret-service": parsed.append(.store(SecretServiceStore.shared))
+      case "secret-portal": parsed.append(.store(SecretPortalStore.shared))
       case "kernel-keyring": parsed.append(.store(KernelKeyringStore()))
       default:
         throw .invalidConfiguration(

@@ -189,10 +189,16 @@ struct SecretCommand: ParsableCommand {
         throw failure(error.description, error.status)
       }
       let availability = chain.availability()
-      Output.line(availability.description)
+      let stores = chain.stores.map { ($0, $0.availability()) }
+      // Inside a sandbox, the store that answers is the Secret portal: say so, rather than the Secret Service.
+      if let (answering, _) = stores.first(where: { $0.1.isAvailable }), answering is SecretPortalStore {
+        Output.line("Flatpak sandbox: secrets kept through the Secret portal.")
+      } else {
+        Output.line(availability.description)
+      }
       Output.line("Stores, in the order they are asked:")
-      for store in chain.stores {
-        switch store.availability() {
+      for (store, availability) in stores {
+        switch availability {
         case .available: Output.line("- \(store.name): available")
         case .unavailable(let reason): Output.line("- \(store.name): unavailable. \(reason)")
         }

@@ -96,7 +96,7 @@ extension CredentialError {
   var status: ExitCode {
     switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut,
-      .storeUnavailable, .noStoreAnswered:
+      .storeUnavailable, .noStoreAnswered, .portalRefused:
       ExitStatus.unavailable
     case .invalidArgument, .invalidConfiguration:
       ExitStatus.usage

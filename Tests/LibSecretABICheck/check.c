@@ -20,6 +20,10 @@
 #define SplintSecretService SecretService
 #define SplintSecretValue SecretValue
 #define SplintGError GError
+#define SplintGHashTable GHashTable
+#define SplintSecretRetrievable SecretRetrievable
+#define SplintGList GList
+#define SplintSecretSchema SecretSchema
 #include <CLibSecretLoader.h>
 
 #include <stddef.h>
@@ -83,6 +87,22 @@ SAME_TYPE(secret_service_decode_dbus_secret);
 SAME_TYPE(secret_value_new);
 SAME_TYPE(secret_value_get);
 SAME_TYPE(secret_value_unref);
+SAME_TYPE(g_strdup);
+SAME_TYPE(g_hash_table_new_full);
+SAME_TYPE(g_hash_table_insert);
+SAME_TYPE(g_hash_table_lookup);
+SAME_TYPE(g_hash_table_unref);
+SAME_TYPE(g_str_hash);
+SAME_TYPE(g_str_equal);
+SAME_TYPE(g_list_free_full);
+SAME_TYPE(g_variant_get_uint32);
+SAME_TYPE(secret_password_storev_binary_sync);
+SAME_TYPE(secret_password_lookupv_binary_sync);
+SAME_TYPE(secret_password_clearv_sync);
+SAME_TYPE(secret_password_searchv_sync);
+SAME_TYPE(secret_retrievable_get_attributes);
+_Static_assert(__builtin_types_compatible_p(SplintGHashFunc, GHashFunc), "GHashFunc");
+_Static_assert(__builtin_types_compatible_p(SplintGEqualFunc, GEqualFunc), "GEqualFunc");
 
 // The callback types, through the functions that take them.
 _Static_assert(__builtin_types_compatible_p(SplintGAsyncReadyCallback, GAsyncReadyCallback), "GAsyncReadyCallback");
@@ -109,6 +129,12 @@ SAME_VALUE(G_IO_ERROR_CANCELLED);
 SAME_VALUE(G_IO_ERROR_TIMED_OUT);
 SAME_VALUE(SECRET_ERROR_PROTOCOL);
 SAME_VALUE(SECRET_ERROR_IS_LOCKED);
+SAME_VALUE(G_DBUS_CALL_FLAGS_NONE);
+SAME_VALUE(G_IO_ERROR_FAILED);
+SAME_VALUE(SECRET_SEARCH_ALL);
+SAME_VALUE(SECRET_ERROR_INVALID_FILE_FORMAT);
+_Static_assert((1 << 1) == SECRET_SCHEMA_DONT_MATCH_NAME, "SECRET_SCHEMA_DONT_MATCH_NAME");
+_Static_assert(0 == SECRET_SCHEMA_ATTRIBUTE_STRING, "SECRET_SCHEMA_ATTRIBUTE_STRING");
 
 // GError, whose fields SplintSecrets reads.
 _Static_assert(sizeof(struct SplintGErrorFields) == sizeof(GError), "GError's size");
@@ -116,5 +142,23 @@ _Static_assert(offsetof(struct SplintGErrorFields, domain) == offsetof(GError, d
 _Static_assert(offsetof(struct SplintGErrorFields, code) == offsetof(GError, code), "GError.code");
 _Static_assert(offsetof(struct SplintGErrorFields, message) == offsetof(GError, message), "GError.message");
 _Static_assert(sizeof(((GError *)0)->domain) == sizeof(uint32_t), "GError.domain's size");
+
+// GList, whose links SplintSecrets walks, and SecretSchema, which it passes.
+#define SAME_FIELD(ours, theirs, field)                                                                           \
+  _Static_assert(offsetof(ours, field) == offsetof(theirs, field) &&                                              \
+                   sizeof(((ours *)0)->field) == sizeof(((theirs *)0)->field),                                    \
+                 #theirs "." #field)
+_Static_assert(sizeof(struct SplintGListFields) == sizeof(GList), "GList's size");
+SAME_FIELD(struct SplintGListFields, GList, data);
+SAME_FIELD(struct SplintGListFields, GList, next);
+SAME_FIELD(struct SplintGListFields, GList, prev);
+_Static_assert(sizeof(struct SplintSecretSchemaFields) == sizeof(SecretSchema), "SecretSchema's size");
+SAME_FIELD(struct SplintSecretSchemaFields, SecretSchema, name);
+SAME_FIELD(struct SplintSecretSchemaFields, SecretSchema, flags);
+SAME_FIELD(struct SplintSecretSchemaFields, SecretSchema, attributes);
+SAME_FIELD(struct SplintSecretSchemaFields, SecretSchema, reserved);
+SAME_FIELD(struct SplintSecretSchemaFields, SecretSchema, reserved7);
+SAME_FIELD(struct SplintSecretSchemaAttribute, SecretSchemaAttribute, name);
+SAME_FIELD(struct SplintSecretSchemaAttribute, SecretSchemaAttribute, type);
 
 int splint_libsecret_abi_checked(void) { return 1; }

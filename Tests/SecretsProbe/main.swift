@@ -5,12 +5,13 @@
 //   SecretsProbe STEP...
 //   read S A | read-data S A | save S A TEXT | save-hex S A HEX | save-labelled S A LABEL TEXT | delete S A
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
+//   save-async S A TEXT | delete-async S A | accounts-async S
 //   conformance  (CredentialStoreConformance on the store; `ok conforms`, or the rules broken on standard error)
 //   cycle N S A  (N rounds of save, read and delete of 4 KiB; prints the growth of the resident set in KiB)
 //   file-name F  (a DeliveredCredentialStore given F as a file name: `ok`, or this process dies of the precondition)
 //   store NAME   (the store the steps after it use: default, the default store; secret-service; systemd;
-//                 containers; kernel-persistent, kernel-user or kernel-session; or a directory of delivered
-//                 secrets, by its path)
+//                 containers; kernel-persistent, kernel-user or kernel-session; secret-portal, or
+//                 secret-portal:SECONDS (with that timeout); or a directory of delivered secrets, by its path)
 //
 // The steps use DefaultCredentialStore until a `store` step, or the store SPLINT_PROBE_STORE names.
 //
@@ -45,7 +46,7 @@ struct SecretsProbe {
   static let arity = [
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
     "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1, "cycle": 3,
-    "conformance": 0, "file-name": 1,
+    "conformance": 0, "file-name": 1, "save-async": 3, "delete-async": 2, "accounts-async": 1,
   ]
 
   /// The store a `store NAME` step names.
@@ -53,6 +54,9 @@ struct SecretsProbe {
     switch name {
     case "default": DefaultCredentialStore.shared
     case "secret-service": SecretServiceStore.shared
+    case "secret-portal": SecretPortalStore.shared
+    case let timed where timed.hasPrefix("secret-portal:"):
+      SecretPortalStore(timeout: .seconds(Int(timed.dropFirst("secret-portal:".count)) ?? 1))
     case "kernel-persistent": KernelKeyringStore(keyring: .persistent)
     case "kernel-user": KernelKeyringStore(keyring: .user)
     case "kernel-session": KernelKeyringStore(keyring: .session)
@@ -67,6 +71,14 @@ struct SecretsProbe {
       switch verb {
       case "read-async":
         return "ok \(try await Credential(service: a[0], account: a[1], store: store).read() ?? "nil")"
+      case "save-async":
+        try await Credential(service: a[0], account: a[1], store: store).save(a[2])
+        return "ok"
+      case "delete-async":
+        try await Credential(service: a[0], account: a[1], store: store).delete()
+        return "ok"
+      case "accounts-async":
+        return "ok \(try await Credential.accounts(service: a[0], store: store).joined(separator: ","))"
       case "read-cancel":
         let credential = Credential(service: a[1], account: a[2], store: store)
         let task = Task { try await credential.read() }

@@ -28,7 +28,7 @@ struct DefaultCredentialStoreTests {
     #expect(named.skipsUnavailableStores)
     // Here no unit delivers credentials and no /run/secrets exists: `delivered` stands for no store.
     #expect(try DefaultCredentialStore.chain(named: ["delivered"]).stores.isEmpty)
-    let known = "delivered, systemd-credentials, container-secrets, secret-service, kernel-keyring"
+    let known = "delivered, systemd-credentials, container-secrets, secret-service, secret-portal, kernel-keyring"
     #expect(throws: CredentialError.invalidConfiguration("\"vault\" is not a credential store. Use one of \(known).")) {
       try DefaultCredentialStore.chain(named: ["secret-service", "vault"])
     }

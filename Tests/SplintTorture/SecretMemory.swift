@@ -314,3 +314,33 @@ func secretInACoreDump(_ scratch: Scratch) async -> Outcome {
     outcome.figure = "copies of the secret read: \(read), of the secret saved: \(saved), in a \(megabytes) MB core"
   }
 }
+
+/// `SplintTorture portal-cycle ROUNDS READS`: through the Secret portal (`SecretPortalStore`, which needs a sandbox:
+/// `SNAP_NAME` set will do, outside bubblewrap, where valgrind runs), ROUNDS rounds of save, read and delete of a
+/// 4 KiB secret, then READS reads of a secret saved once, each after as many to warm up; prints how many KiB the
+/// resident set grew in each, on one line. script/leaks runs it under memcheck.
+func portalCycle(rounds: Int, reads: Int) throws {
+  let credential = Credential(service: "torture.portal", account: "cycle", store: SecretPortalStore.shared)
+  let secret = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) })
+  func read() throws {
+    guard try credential.readData() == secret else { throw TortureError("the portal store read back something else") }
+  }
+  func cycles() throws {
+    for _ in 0..<rounds {
+      try credential.save(secret)
+      try read()
+      try credential.delete()
+    }
+  }
+  func readLoop() throws { for _ in 0..<reads { try read() } }
+  try cycles()
+  var before = residentBytes()
+  try cycles()
+  let cycled = (residentBytes() - before) / 1024
+  try credential.save(secret)
+  try readLoop()
+  before = residentBytes()
+  try readLoop()
+  print("\(cycled) \((residentBytes() - before) / 1024)")
+  try credential.delete()
+}

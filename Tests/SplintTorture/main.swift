@@ -6,7 +6,7 @@
 //
 // The other modes are the child processes of the scenarios: increment, own-keys, kill-loop, burst-watch,
 // garbage-open, disk-child, write-for, converge-watch, daemon-week, c-lookups,
-// hold-secret.
+// hold-secret, portal-cycle.
 
 import Foundation
 import SplintSettings
@@ -72,6 +72,8 @@ func run(_ arguments: [String]) async throws {
     await daemonWeek(reads: Int(arguments[1]) ?? 0)
   case ("c-lookups", 2):
     cLookups(Int(arguments[1]) ?? 0)
+  case ("portal-cycle", 3):
+    try portalCycle(rounds: Int(arguments[1]) ?? 0, reads: Int(arguments[2]) ?? 0)
   case ("hold-secret", 4):
     holdSecret(service: arguments[1], account: arguments[2], count: Int(arguments[3]) ?? 0)
   case ("run", _):

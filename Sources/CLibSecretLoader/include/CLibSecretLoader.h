@@ -34,7 +34,11 @@ typedef struct SplintGDBusProxy SplintGDBusProxy;
 typedef struct SplintGClosure SplintGClosure;
 typedef struct SplintSecretService SplintSecretService;
 typedef struct SplintSecretValue SplintSecretValue;
+typedef struct SplintGHashTable SplintGHashTable;
+typedef struct SplintSecretRetrievable SplintSecretRetrievable;
 typedef struct SplintGErrorFields SplintGError;
+typedef struct SplintGListFields SplintGList;
+typedef struct SplintSecretSchemaFields SplintSecretSchema;
 #endif
 
 /// GLib's GError, whose three fields SplintSecrets reads.
@@ -43,6 +47,36 @@ struct SplintGErrorFields {
   int code;
   char *message;
 };
+
+/// GLib's GList, whose links SplintSecrets walks.
+struct SplintGListFields {
+  void *data;
+  SplintGList *next;
+  SplintGList *prev;
+};
+
+/// libsecret's SecretSchemaAttribute and SecretSchema: the schema the password functions take.
+struct SplintSecretSchemaAttribute {
+  const char *name;
+  int type;
+};
+struct SplintSecretSchemaFields {
+  const char *name;
+  int flags;
+  struct SplintSecretSchemaAttribute attributes[32];
+  int reserved;
+  void *reserved1;
+  void *reserved2;
+  void *reserved3;
+  void *reserved4;
+  void *reserved5;
+  void *reserved6;
+  void *reserved7;
+};
+
+/// GHashFunc and GEqualFunc.
+typedef unsigned int (*SplintGHashFunc)(const void *key);
+typedef int (*SplintGEqualFunc)(const void *a, const void *b);
 
 /// GAsyncReadyCallback.
 typedef void (*SplintGAsyncReadyCallback)(SplintGObject *source, SplintGAsyncResult *result, void *data);
@@ -73,6 +107,10 @@ typedef void (*SplintGDestroyNotify)(void *data);
 #define SPLINT_G_IO_ERROR_TIMED_OUT 24
 #define SPLINT_SECRET_ERROR_PROTOCOL 1
 #define SPLINT_SECRET_ERROR_IS_LOCKED 2
+#define SPLINT_G_DBUS_CALL_FLAGS_NONE 0u
+#define SPLINT_G_IO_ERROR_FAILED 0
+#define SPLINT_SECRET_SEARCH_ALL 2u
+#define SPLINT_SECRET_ERROR_INVALID_FILE_FORMAT 5
 
 /// The functions, each under its C name. A result marked _Nonnull is one GLib documents as never NULL. Integer types are GLib's as the C ABI has them on Linux: gboolean and gint
 /// are int, guint and the flags are unsigned int, gsize and GType are size_t, gssize is ptrdiff_t, GQuark uint32_t,
@@ -88,6 +126,15 @@ typedef struct SplintLibSecret {
 
   // GLib
   void (*_Nonnull g_free)(void *memory);
+  char *_Nonnull (*_Nonnull g_strdup)(const char *text);
+  SplintGHashTable *_Nonnull (*_Nonnull g_hash_table_new_full)(
+    SplintGHashFunc hash, SplintGEqualFunc equal, SplintGDestroyNotify free_key, SplintGDestroyNotify free_value);
+  int (*_Nonnull g_hash_table_insert)(SplintGHashTable *table, void *key, void *value);
+  void *(*_Nonnull g_hash_table_lookup)(SplintGHashTable *table, const void *key);
+  void (*_Nonnull g_hash_table_unref)(SplintGHashTable *table);
+  unsigned int (*_Nonnull g_str_hash)(const void *text);
+  int (*_Nonnull g_str_equal)(const void *a, const void *b);
+  void (*_Nonnull g_list_free_full)(SplintGList *list, SplintGDestroyNotify free_data);
   void (*_Nonnull g_error_free)(SplintGError *error);
   const char *(*_Nonnull g_quark_to_string)(uint32_t quark);
   SplintGMainContext *_Nonnull (*_Nonnull g_main_context_new)(void);
@@ -113,6 +160,7 @@ typedef struct SplintLibSecret {
   const char *_Nonnull (*_Nonnull g_variant_get_string)(SplintGVariant *value, size_t *length);
   int (*_Nonnull g_variant_get_boolean)(SplintGVariant *value);
   uint64_t (*_Nonnull g_variant_get_uint64)(SplintGVariant *value);
+  uint32_t (*_Nonnull g_variant_get_uint32)(SplintGVariant *value);
   SplintGVariant *_Nonnull (*_Nonnull g_variant_get_variant)(SplintGVariant *value);
   SplintGVariantBuilder *_Nonnull (*_Nonnull g_variant_builder_new)(const SplintGVariantType *type);
   void (*_Nonnull g_variant_builder_add_value)(SplintGVariantBuilder *builder, SplintGVariant *value);
@@ -157,6 +205,22 @@ typedef struct SplintLibSecret {
   SplintSecretValue *_Nonnull (*_Nonnull secret_value_new)(const char *secret, ptrdiff_t length, const char *content_type);
   const char *(*_Nonnull secret_value_get)(SplintSecretValue *value, size_t *length);
   void (*_Nonnull secret_value_unref)(void *value);
+
+  // libsecret's password functions (since 0.19), which pick the backend: inside a Flatpak sandbox with the Secret
+  // portal, a file in the app's data directory, encrypted with a master secret the portal hands over.
+  int (*_Nonnull secret_password_storev_binary_sync)(
+    const SplintSecretSchema *schema, SplintGHashTable *attributes, const char *collection, const char *label,
+    SplintSecretValue *value, SplintGCancellable *cancellable, SplintGError **error);
+  SplintSecretValue *(*_Nonnull secret_password_lookupv_binary_sync)(
+    const SplintSecretSchema *schema, SplintGHashTable *attributes, SplintGCancellable *cancellable,
+    SplintGError **error);
+  int (*_Nonnull secret_password_clearv_sync)(
+    const SplintSecretSchema *schema, SplintGHashTable *attributes, SplintGCancellable *cancellable,
+    SplintGError **error);
+  SplintGList *(*_Nonnull secret_password_searchv_sync)(
+    const SplintSecretSchema *schema, SplintGHashTable *attributes, unsigned int flags,
+    SplintGCancellable *cancellable, SplintGError **error);
+  SplintGHashTable *_Nonnull (*_Nonnull secret_retrievable_get_attributes)(SplintSecretRetrievable *retrievable);
 } SplintLibSecret;
 
 /// The name dlopen is given: libsecret's ABI, version 0 (every libsecret since 0.7).
@@ -166,6 +230,12 @@ typedef struct SplintLibSecret {
 /// thread asks first. Returns the functions, or NULL with `*error` set to why (dlerror's words), the same answer to
 /// every later call.
 const SplintLibSecret *_Nullable splint_libsecret_load(const char *_Nullable *_Nonnull error);
+
+/// The schema of the items SplintSecrets stores through libsecret's password functions: named
+/// `org.freedesktop.Secret.Generic` (as Python keyring and keytar name theirs, and as the Secret Service store
+/// writes `xdg:schema`), with the string attributes `service` and `username`, matched without the name
+/// (SECRET_SCHEMA_DONT_MATCH_NAME), so that items other programs stored under those attributes are found too.
+const SplintSecretSchema *_Nonnull splint_secret_generic_schema(void);
 
 #pragma clang diagnostic pop
 

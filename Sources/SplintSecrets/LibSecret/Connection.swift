@@ -91,7 +91,7 @@ final class SecretServiceConnection: @unchecked Sendable {
   /// GLib's shared connection to the session bus, which libsecret opens the service on. Fails with `noSessionBus`
   /// when there is no session bus, before libsecret would try (and log) anything. The connection is told not to
   /// exit the process when the bus goes away, which GLib's default would do to a long-running daemon.
-  private static func sessionBus(call: LibSecretCall) throws(CredentialError) -> GObjectReference {
+  static func sessionBus(call: LibSecretCall) throws(CredentialError) -> GObjectReference {
     do throws(CredentialError) {
       let raw = try call.checking { glib.g_bus_get_sync(SPLINT_G_BUS_TYPE_SESSION, call.gCancellable, $0) }
       // NULL comes with an error, which `checking` has thrown.

@@ -85,6 +85,9 @@ extension Variant {
   /// The value of an unsigned 64-bit integer (`t`).
   var unsigned: UInt64 { UInt64(glib.g_variant_get_uint64(raw)) }
 
+  /// A `u`'s value.
+  var unsigned32: UInt32 { glib.g_variant_get_uint32(raw) }
+
   /// The value inside a box of type `v`.
   var unboxed: Variant { Variant(taking: glib.g_variant_get_variant(raw)) }
 
