@@ -30,6 +30,7 @@ enum PortalSandbox {
 /// and the real xdg-desktop-portal is started by D-Bus activation, with gnome-keyring's Secret portal backend.
 @Suite(
   "SecretPortalStore in a bubblewrap Flatpak sandbox, with the real xdg-desktop-portal",
+  .serialized,  // each test starts a session, gnome-keyring, the portal and its helpers: one at a time is plenty
   .enabled(
     if: PortalSandbox.missing == nil,
     """
@@ -70,6 +71,13 @@ struct SecretPortalTests {
         --die-with-parent \(quoted)
       """
   }
+
+  /// A command that prints the process ID of the portal on this session's bus: the owner of its name, not a pattern
+  /// (which would match the shell that looks for it).
+  static let portalPID = """
+    dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \
+    org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.portal.Desktop | awk '{print $2}'
+    """
 
   /// The app's keyring file, as libsecret keeps it in the app's data directory.
   static func keyringFile(of app: String) -> String { "$XDG_RUNTIME_DIR/apps/\(app)/data/keyrings/default.keyring" }
@@ -208,19 +216,14 @@ struct SecretPortalTests {
 
   @Test("a portal that hangs ends in timedOut at the store's timeout")
   func hungPortal() async throws {
-    // The process that owns the portal's name on this session's bus (not a pattern, which would match this shell).
-    let portal = """
-      dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \
-      org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.portal.Desktop | awk '{print $2}'
-      """
     let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "sh", Self.gnomeDesktop,
         "sh", Self.sandboxed("org.example.SplintA", ["availability"]),
-        "sh", "kill -STOP $(\(portal))",
+        "sh", "kill -STOP $(\(Self.portalPID))",
         "sh", Self.sandboxed("org.example.SplintA", ["store", "secret-portal:1", "read", "svc", "alice"]),
-        "sh", "kill -CONT $(\(portal))",
+        "sh", "kill -CONT $(\(Self.portalPID))",
       ])
     #expect(
       output.lines == [
@@ -252,18 +255,14 @@ struct SecretPortalTests {
 
   @Test("a cancelled task ends a call that waits for the portal, with cancelled")
   func cancelledWhileThePortalHangs() async throws {
-    let portal = """
-      dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \
-      org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.portal.Desktop | awk '{print $2}'
-      """
     let output = try await PrivateSession.probe(
       .unlockedKeyring,
       [
         "sh", Self.gnomeDesktop,
         "sh", Self.sandboxed("org.example.SplintA", ["availability"]),
-        "sh", "kill -STOP $(\(portal))",
+        "sh", "kill -STOP $(\(Self.portalPID))",
         "sh", Self.sandboxed("org.example.SplintA", ["read-cancel", "300", "svc", "alice"]),
-        "sh", "kill -CONT $(\(portal))",
+        "sh", "kill -CONT $(\(Self.portalPID))",
       ])
     #expect(
       output.lines == ["ok sh 0", "ok available", "ok sh 0", "ok sh 0", "error cancelled", "ok sh 0", "ok sh 0"],
