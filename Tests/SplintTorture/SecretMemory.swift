@@ -316,8 +316,8 @@ func secretInACoreDump(_ scratch: Scratch) async -> Outcome {
 }
 
 /// `SplintTorture portal-cycle ROUNDS READS`: through the Secret portal (`SecretPortalStore`, which needs a sandbox:
-/// `SNAP_NAME` set will do, outside bubblewrap, where valgrind runs), ROUNDS rounds of save, read and delete of a
-/// 4 KiB secret, then READS reads of a secret saved once, each after as many to warm up; prints how many KiB the
+/// `SNAP_NAME` set will do, outside bubblewrap, where valgrind runs), ROUNDS rounds of save, read, listing and
+/// delete of a 4 KiB secret, then READS reads of a secret saved once, each after as many to warm up; prints how many KiB the
 /// resident set grew in each, on one line. script/leaks runs it under memcheck.
 func portalCycle(rounds: Int, reads: Int) throws {
   let credential = Credential(service: "torture.portal", account: "cycle", store: SecretPortalStore.shared)
@@ -329,6 +329,9 @@ func portalCycle(rounds: Int, reads: Int) throws {
     for _ in 0..<rounds {
       try credential.save(secret)
       try read()
+      guard try Credential.accounts(service: "torture.portal", store: SecretPortalStore.shared) == ["cycle"] else {
+        throw TortureError("the portal store listed other accounts")
+      }
       try credential.delete()
     }
   }

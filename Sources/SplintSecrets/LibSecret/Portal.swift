@@ -170,29 +170,40 @@ enum SecretPortal {
     of attribute: String, matching attributes: [String: String], call: LibSecretCall
   ) throws(CredentialError) -> [String] {
     let table = AttributeTable(attributes)
-    let list = try call.checking { error in
-      glib.secret_password_searchv_sync(
-        splint_secret_generic_schema(), table.raw, SPLINT_SECRET_SEARCH_ALL, call.gCancellable, error)
+    let items = try call.checking { error in
+      ObjectList(
+        taking: glib.secret_password_searchv_sync(
+          splint_secret_generic_schema(), table.raw, SPLINT_SECRET_SEARCH_ALL, call.gCancellable, error))
     }
-    defer { glib.g_list_free_full(list, glib.g_object_unref) }
-    var values: [String] = []
-    var link = list
-    while let current = link {
-      if let item = current.pointee.data {
-        let found = glib.secret_retrievable_get_attributes(OpaquePointer(item))
-        if let value = glib.g_hash_table_lookup(found, attribute) {
-          values.append(String(cString: value.assumingMemoryBound(to: CChar.self)))
-        }
-        glib.g_hash_table_unref(found)
-      }
-      link = current.pointee.next
+    return items.objects.compactMap { item in
+      AttributeTable(taking: glib.secret_retrievable_get_attributes(item))[attribute]
     }
-    return values
   }
 }
 
-/// A GHashTable of attribute names and values, as libsecret's password functions take them: copies of the strings,
-/// freed with the table.
+/// A GList of GObjects that libsecret returned for the caller: the list and a reference to each object, released
+/// together.
+private struct ObjectList: ~Copyable {
+  let raw: UnsafeMutablePointer<SplintGList>?
+
+  init(taking raw: UnsafeMutablePointer<SplintGList>?) { self.raw = raw }
+
+  deinit { glib.g_list_free_full(raw, glib.g_object_unref) }
+
+  /// The objects, in list order; they live as long as the list.
+  var objects: [OpaquePointer] {
+    var objects: [OpaquePointer] = []
+    var link = raw
+    while let current = link {
+      if let object = current.pointee.data { objects.append(OpaquePointer(object)) }
+      link = current.pointee.next
+    }
+    return objects
+  }
+}
+
+/// A GHashTable of attribute names and values: one made for libsecret's password functions (copies of the strings,
+/// freed with the table), or one libsecret returned for the caller. Released with this.
 private struct AttributeTable: ~Copyable {
   let raw: OpaquePointer
 
@@ -203,5 +214,12 @@ private struct AttributeTable: ~Copyable {
     }
   }
 
+  init(taking raw: OpaquePointer) { self.raw = raw }
+
   deinit { glib.g_hash_table_unref(raw) }
+
+  /// The value of attribute `name`, if the table has it.
+  subscript(name: String) -> String? {
+    glib.g_hash_table_lookup(raw, name).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+  }
 }
