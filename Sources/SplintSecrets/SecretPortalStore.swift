@@ -189,12 +189,6 @@ public final class SecretPortalStore: CredentialStore, InterruptibleCredentialSt
   private func performDetached<T: Sendable>(
     _ operation: @escaping @Sendable (LibSecretCall) throws(CredentialError) -> T
   ) async throws(CredentialError) -> T {
-    let call = try LibSecretCall.start()
-    let result = await withTaskCancellationHandler {
-      await offloadResult { () throws(CredentialError) -> T in try self.perform(call, operation) }
-    } onCancel: {
-      call.interrupt(.cancelled)
-    }
-    return try result.get()
+    try await LibSecretCall.detached { call throws(CredentialError) in try self.perform(call, operation) }
   }
 }

@@ -60,6 +60,23 @@ final class LibSecretCall: Sendable {
   /// Why the operation was stopped, if it was.
   var interruption: Interruption? { state.withLock { $0.interruption } }
 
+  /// Runs `body` with a new call, on a thread of its own (a call that blocks holds none of Swift's cooperative
+  /// threads), and interrupts it with ``Interruption/cancelled`` when the waiting task is cancelled.
+  ///
+  /// - Throws: ``CredentialError/storeUnavailable(store:reason:)`` when libsecret cannot be loaded, and what `body`
+  ///   throws.
+  static func detached<T: Sendable>(
+    _ body: @escaping @Sendable (LibSecretCall) throws(CredentialError) -> T
+  ) async throws(CredentialError) -> T {
+    let call = try start()
+    let result = await withTaskCancellationHandler {
+      await offloadResult { () throws(CredentialError) -> T in try body(call) }
+    } onCancel: {
+      call.interrupt(.cancelled)
+    }
+    return try result.get()
+  }
+
   /// Runs `body`, interrupting it with ``Interruption/timedOut`` if it is still running after `timeout`.
   func bounded<T, E: Error>(by timeout: Duration, _ body: () throws(E) -> T) throws(E) -> T {
     let entry = Watchdog.shared.watch(self, for: timeout)
