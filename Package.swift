@@ -120,6 +120,8 @@ let package = Package(
       path: "Tests/SecretsProbe"
     ),
     .target(name: "TestSupport", dependencies: processes, path: "Tests/TestSupport"),
+    // An unprivileged user attacking another's settings files, for PrivilegeBoundaryTests and script/torture.
+    .executableTarget(name: "Attacker", path: "Tests/Attacker"),
     .executableTarget(
       name: "SettingsProbe",
       dependencies: ["SplintSettings"],
@@ -137,7 +139,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintSettingsTests",
-      dependencies: ["SplintSettings", "SplintSystemCalls", "SettingsProbe", "TestSupport"]
+      dependencies: ["SplintSettings", "SplintSystemCalls", "SettingsProbe", "Attacker", "splintctl", "TestSupport"]
     ),
     .testTarget(
       name: "SplintConfigurationTests",

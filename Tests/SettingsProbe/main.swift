@@ -25,6 +25,10 @@
 //                                                2 throws
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
+//   SettingsProbe values FILE                    print the file's problem (or "none"), then its settings as one JSON
+//                                                object, as a program reads them
+//   SettingsProbe try-writes FILE KEY COUNT      COUNT writes of KEY (0, 1, …), going on after a failed one; prints
+//                                                `written N failed M`, then each distinct failure once, `error …`
 //   SettingsProbe layers FILE                    print the user's file, then each system file, one a line
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
 //                                                saved), printing this process's threads, inotify instances and
@@ -152,6 +156,24 @@ struct SettingsProbe {
       print(SettingsStore(suite: arguments[1]).fileURL.path)
     case ("problem", 2):
       print(store(arguments[1]).fileError.map(\.description) ?? "none")
+    case ("values", 2):
+      let settings = store(arguments[1])
+      print(settings.fileError.map(\.description) ?? "none")
+      print(JSONValue.object(settings.values).description)
+    case ("try-writes", 4):
+      let settings = store(arguments[1])
+      var written = 0
+      var failures: [String] = []
+      for index in 0..<(Int(arguments[3]) ?? 0) {
+        do {
+          try settings.set(.int(index), forKey: arguments[2])
+          written += 1
+        } catch {
+          failures.append(error.description)
+        }
+      }
+      print("written \(written) failed \(failures.count)")
+      for failure in Set(failures).sorted() { print("error \(failure)") }
     case ("one-shot", 3):
       let before = resources()
       let settings = store(arguments[1])

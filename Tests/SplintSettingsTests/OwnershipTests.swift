@@ -4,38 +4,14 @@ import Testing
 
 @testable import SplintSettings
 
-/// Whether this process is root and may make mount namespaces.
-private func rootWithMountNamespaces() async -> Bool {
-  guard getuid() == 0 else { return false }
-  return (try? await Programs.run(["unshare", "--mount", "true"]))?.status == 0
-}
-
 /// Files that belong to someone else: root writing a user's file keeps it the user's, and a user never replaces a
 /// file they may not write, or could not keep the owner of. Other users need root: these run only as root, in a
 /// private mount namespace on a tmpfs at /mnt (never the machine's own), and are skipped otherwise.
-@Suite(.enabled("files of other users need root and a mount namespace") { await rootWithMountNamespaces() })
+@Suite(.enabled("files of other users need root and a mount namespace") { await RootNamespace.isAvailable() })
 struct OwnershipTests {
-  /// Runs `script` with sh as root in a new mount namespace with a tmpfs at /mnt, holding a copy of SettingsProbe
-  /// at /mnt/probe, which `probe` names. `as_user UID GID GROUPS COMMAND...` runs a command as that user, with those
-  /// supplementary groups (and keeps the probe's coverage profile).
+  /// Runs `script` as root in a private mount namespace (see `RootNamespace`), with SettingsProbe at `$probe`.
   func asRoot(_ script: String) async throws -> ProgramOutput {
-    let prelude = """
-      set -u
-      mount -t tmpfs -o mode=0755 tmpfs /mnt && cp "$0" /mnt/probe && mkdir -m 1777 /mnt/profiles || exit 99
-      profiles=$(dirname "${LLVM_PROFILE_FILE:-/nonexistent/x}")
-      as_user() {
-        user=$1 group=$2 groups=$3; shift 3
-        setpriv --reuid="$user" --regid="$group" --groups="$groups" env LLVM_PROFILE_FILE=/mnt/profiles/%p.profraw "$@"
-        status=$?
-        [ -d "$profiles" ] && cp /mnt/profiles/*.profraw "$profiles/" 2>/dev/null
-        return $status
-      }
-      probe=/mnt/probe
-
-      """
-    return try await Programs.run([
-      "unshare", "--mount", "sh", "-c", prelude + script, Programs.helper("SettingsProbe"),
-    ])
+    try await RootNamespace.run(script, helpers: ["probe": Programs.helper("SettingsProbe")])
   }
 
   @Test("root writing a user's file keeps its owner, group and mode, and the lock is the user's too")
