@@ -1,45 +1,71 @@
-// Every POSIX call on settings files and their locks lives in this file: reading, crash-safe writing, flock,
-// directories, stat. The rest of the module speaks Swift types: paths as Strings, contents as [UInt8], and
-// `FileIOError` failures with the errno they came from.
+// Every POSIX call on settings files and their locks lives in this file, and the calls themselves in
+// SplintSystemCalls' `Descriptor`: finding the file (`PathWalk` under `OwnershipRules`), reading it, replacing it
+// crash-safely, locking it. Which file is decided once per operation, on descriptors: the file's directory is held
+// open, and every later step names the file relative to it, so a name swapped by someone else cannot redirect it.
+// The rest of the module speaks Swift types: paths as Strings, contents as [UInt8], and `FileIOError` failures.
 
 import Glibc
 import SplintSystemCalls
 import SystemPackage
 
-/// A failed system call: which one, on what, and errno; or a path that is not a regular file.
-struct FileIOError: Error, Equatable, CustomStringConvertible {
-  let operation: String
-  let path: String
-  let code: Int32
-  /// What `path` is, when the failure is that it is not a regular file.
-  var kind: FileKind?
-  /// Why, in words, when errno alone would not say it.
-  var explanation: String?
-
-  init(operation: String, path: String, code: Int32) {
-    self.operation = operation
-    self.path = path
-    self.code = code
-  }
-
+/// Why a file operation failed, in words that name the path.
+enum FileIOError: Error, Equatable, CustomStringConvertible {
+  /// A system call failed.
+  case system(SystemCallError)
   /// `path` is `kind`, which settings are never read from or written to.
-  init(path: String, is kind: FileKind) {
-    self.init(operation: "use", path: path, code: EINVAL)
-    self.kind = kind
+  case notRegular(path: String, kind: FileKind)
+  /// `OwnershipRules` (or the lock file's own rule) refused `path`, for `reason`.
+  case refused(path: String, reason: String)
+  /// `path` holds `size` bytes, more than the `limit` a settings file may.
+  case tooLarge(path: String, size: Int64, limit: Int)
+  /// Another process held the lock file `path` for the whole of `waited`.
+  case lockTimeout(path: String, waited: Duration)
+  /// A replacement of `path` could not keep its owner, as `explanation` says.
+  case ownership(path: String, explanation: String)
+
+  init(_ error: FileSystemError) {
+    switch error {
+    case .system(let error) where error.code == EISDIR: self = .notRegular(path: error.path, kind: .directory)
+    case .system(let error): self = .system(error)
+    case .refused(let path, let reason): self = .refused(path: path, reason: reason)
+    }
   }
 
-  /// The errno in words, with what to do for the common cases.
+  /// The errno of a failed system call.
+  var code: Int32? {
+    guard case .system(let error) = self else { return nil }
+    return error.code
+  }
+
+  /// What happened, with what to do for the common cases.
   var description: String {
-    if let kind { return "\(path) is \(kind), not a regular file" }
-    if let explanation { return explanation }
-    let remedy =
-      switch code {
-      case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
-      case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
-      case EACCES, EPERM: "; permission denied: check the owner and mode of \(path)"
-      default: ""
-      }
-    return "\(operation) \(path) failed: \(String(cString: strerror(code)))\(remedy)"
+    switch self {
+    case .system(let error):
+      let remedy =
+        switch error.code {
+        case EROFS:
+          "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
+        case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
+        case EACCES, EPERM: "; permission denied: check the owner and mode of \(error.path)"
+        default: ""
+        }
+      return error.message + remedy
+    case .notRegular(let path, let kind): return "\(path) is \(kind), not a regular file"
+    case .refused(_, let reason): return reason
+    case .tooLarge(let path, let size, let limit):
+      return "\(path) holds \(size) bytes, more than the \(limit) a settings file may"
+    case .lockTimeout(let path, let waited):
+      return "another process holds its lock, \(path), and has for \(waited.formatted)"
+    case .ownership(_, let explanation): return explanation
+    }
+  }
+}
+
+extension Duration {
+  /// "5 seconds", "0.3 seconds".
+  var formatted: String {
+    let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+    return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
   }
 }
 
@@ -54,105 +80,188 @@ struct Ownership: Equatable, Sendable {
 struct FileIdentity: Equatable, Sendable {
   let device: UInt64
   let inode: UInt64
+  let owner: uid_t
   let size: Int64
   let modified: timespec
   let changed: timespec
 
   static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
-    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+    lhs.isSameFile(as: rhs) && lhs.size == rhs.size
       && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
       && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
   }
 
-  fileprivate init(_ status: stat) {
+  /// Whether both are versions of the same file (device, inode and owner), whatever was written to it since.
+  func isSameFile(as other: FileIdentity) -> Bool {
+    device == other.device && inode == other.inode && owner == other.owner
+  }
+
+  init(_ status: stat) {
     device = UInt64(status.st_dev)
     inode = UInt64(status.st_ino)
+    owner = status.st_uid
     size = Int64(status.st_size)
     modified = status.st_mtim
     changed = status.st_ctim
   }
 }
 
+/// Where a settings file is, decided once: its directory held open, its name there, what the name held when it was
+/// looked up, and the rules that led there, which judge the file again whenever it is opened.
+struct SettingsLocation {
+  let end: PathEnd
+  let rules: OwnershipRules
+
+  /// The file's path, as the walk found it (links resolved), for messages.
+  var path: String { end.path }
+}
+
+/// A settings file opened for reading, and what it is.
+struct OpenedFile {
+  let descriptor: Descriptor
+  let status: stat
+
+  var identity: FileIdentity { FileIdentity(status) }
+}
+
 enum FileIO {
-  /// Runs a system call that returns -1 and sets errno on failure, again while it is interrupted by a signal.
-  @discardableResult
-  private static func retrying<T: SignedInteger>(
-    _ operation: String, _ path: String, _ call: () -> T
-  ) throws(FileIOError) -> T {
-    try SystemCall.retrying(call) { FileIOError(operation: operation, path: path, code: $0) }
+  /// Runs a call on a descriptor, turning its failure into a ``FileIOError``.
+  private static func attempt<T>(_ body: () throws(FileSystemError) -> T) throws(FileIOError) -> T {
+    do throws(FileSystemError) { return try body() } catch { throw FileIOError(error) }
+  }
+
+  // MARK: - Finding
+
+  /// Finds the file `path` leads to, under `OwnershipRules`; with `makingDirectories`, directories missing on the
+  /// way are made (under the same rules).
+  ///
+  /// - Throws: ``FileIOError/refused(path:reason:)`` for a step the rules refuse; ``FileIOError/system(_:)`` with
+  ///   ENOENT or ENOTDIR when a directory on the way is missing or is no directory (nothing is there), and for a
+  ///   directory that may not be searched, a loop of links, or any other failure.
+  static func locate(_ path: String, makingDirectories: Bool = false) throws(FileIOError) -> SettingsLocation {
+    var rules = OwnershipRules(makesDirectories: makingDirectories)
+    return try attempt { () throws(FileSystemError) in
+      let end = try PathWalk.walk(path, from: Descriptor.root(), at: "", rules: &rules)
+      try rules.requireWorkable(end.directoryStatus, at: end.directoryPath)
+      return SettingsLocation(end: end, rules: rules)
+    }
   }
 
   // MARK: - Reading
 
-  /// The file's bytes and the identity of what was read, or nil when there is no file.
+  /// What ``read(_:unless:limit:)`` found.
+  enum ReadResult {
+    /// No file.
+    case absent
+    /// The file is one of the versions given as known.
+    case unchanged
+    /// The file's bytes, and the identity of what they were read from.
+    case contents([UInt8], FileIdentity)
+  }
+
+  /// Reads the settings file at `path`, unless it is still one of the versions `known`.
   ///
-  /// - Throws: A ``FileIOError`` with a ``FileIOError/kind`` when `path` is not a regular file. Its type is looked
-  ///   at before it is opened: opening a FIFO waits for a writer, and opening a device can act on it.
-  static func read(_ path: String) throws(FileIOError) -> (bytes: [UInt8], identity: FileIdentity)? {
-    guard try requireRegularOrAbsent(path) else { return nil }
-    let descriptor: Int32
+  /// - Throws: What ``locate(_:makingDirectories:)`` and ``open(_:checkingWriteAccess:)`` throw;
+  ///   ``FileIOError/tooLarge(path:size:limit:)`` past `limit` bytes, before anything is allocated.
+  static func read(_ path: String, unless known: [FileIdentity], limit: Int) throws(FileIOError) -> ReadResult {
+    let location: SettingsLocation
     do throws(FileIOError) {
-      // O_NONBLOCK: should a FIFO have taken the file's place since the look, the open returns at once.
-      descriptor = try retrying("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
-    } catch  where error.code == ENOENT || error.code == ENOTDIR {
-      return nil  // coverage:ignore — removed between the look and the open, a window of microseconds
+      location = try locate(path)
+    } catch .system(let error) where error.isAbsence {
+      return .absent
     }
-    defer { close(descriptor) }
-    var status = stat()
-    try retrying("stat", path) { fstat(descriptor, &status) }
-    if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(status.st_size))
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while true {
-      let count = try retrying("read", path) {
-        chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+    if let found = location.end.file?.status, found.type == S_IFREG, known.contains(FileIdentity(found)) {
+      return .unchanged
+    }
+    guard let file = try open(location) else { return .absent }
+    return .contents(try read(file, path: location.path, limit: limit), file.identity)
+  }
+
+  /// Opens the file the location's name holds now, judged by the location's rules again (it may be another file
+  /// than when it was looked up); nil when there is none.
+  ///
+  /// - Throws: What the rules throw; ``FileIOError/notRegular(path:kind:)`` for anything but a regular file
+  ///   (looked at before it is opened: opening a FIFO waits for a writer, and opening a device can act on it); with
+  ///   `checkingWriteAccess`, a failed "write" when this process may not write it.
+  static func open(_ location: SettingsLocation, checkingWriteAccess: Bool = false) throws(FileIOError) -> OpenedFile? {
+    guard let (file, status) = try openRegular(location, O_RDONLY) else { return nil }
+    if checkingWriteAccess {
+      try attempt { () throws(FileSystemError) in try file.requireAccess(W_OK, for: "write", path: location.path) }
+    }
+    return OpenedFile(descriptor: file, status: status)
+  }
+
+  /// The bytes of `file`, at most `limit`.
+  ///
+  /// - Throws: ``FileIOError/tooLarge(path:size:limit:)`` past `limit` bytes, checked before anything is allocated
+  ///   and while reading.
+  static func read(_ file: OpenedFile, path: String, limit: Int) throws(FileIOError) -> [UInt8] {
+    if file.status.st_size > limit { throw .tooLarge(path: path, size: Int64(file.status.st_size), limit: limit) }
+    let bytes = try attempt { () throws(FileSystemError) in try file.descriptor.read(upTo: limit, path: path) }
+    // The file grew past the limit after fstat, or is one whose size the kernel does not tell.
+    if bytes.count > limit { throw .tooLarge(path: path, size: Int64(bytes.count), limit: limit) }
+    return bytes
+  }
+
+  /// Opens the regular file the location's name holds now with `flags`, without following a link, waiting or
+  /// acting on a device: it is first looked at through an `O_PATH` descriptor and judged (rules, kind), then
+  /// opened, and used only if that is the same file. Nil when there is none.
+  private static func openRegular(
+    _ location: SettingsLocation, _ flags: Int32
+  ) throws(FileIOError) -> (Descriptor, stat)? {
+    let (directory, name, path) = (location.end.directory, location.end.name, location.path)
+    for _ in 0..<3 {
+      let status: stat
+      do throws(FileSystemError) {
+        status = try directory.open(name, LinuxFlags.openPath | O_NOFOLLOW, path: path).status(path: path)
+      } catch .system(let error) where error.code == ENOENT {
+        return nil
+      } catch {
+        throw FileIOError(error)  // coverage:ignore — the directory's mode changed since the walk went through it
       }
-      if count == 0 { break }
-      bytes += chunk[..<count]
+      var rules = location.rules
+      try attempt { () throws(FileSystemError) in
+        try rules.enter(status, at: path, in: location.end.directoryStatus, at: location.end.directoryPath)
+      }
+      if status.type == S_IFLNK {
+        throw .refused(path: path, reason: "\(path) changed while in use; try again")  // coverage:ignore — a race
+      }
+      if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
+      if let file = try attempt({ () throws(FileSystemError) in
+        try directory.open(name, flags, ifSameAs: status, path: path)
+      }) {
+        return (file, status)
+      }
     }
-    return (bytes, FileIdentity(status))
+    // Only a name swapped three times in a row, each time between two system calls microseconds apart.
+    throw .refused(path: path, reason: "\(path) changed while in use; try again")  // coverage:ignore — races
   }
 
-  /// Returns whether a regular file is at `path` (following links), false when nothing is.
+  // MARK: - Writing
+
+  /// The owner, group and mode a replacement of `file` must get (its own), or, for a new file, what a file made in
+  /// the location's directory gets: mode 0600, and, for root in another user's directory, that user.
   ///
-  /// - Throws: A ``FileIOError`` with a ``FileIOError/kind`` when something else is there (a directory, a FIFO, a
-  ///   device, a socket).
-  @discardableResult
-  static func requireRegularOrAbsent(_ path: String) throws(FileIOError) -> Bool {
-    try regularFileStatus(path) != nil
-  }
-
-  /// The status of the regular file at `path` (following links), or nil when nothing is there.
-  private static func regularFileStatus(_ path: String) throws(FileIOError) -> stat? {
-    var status = stat()
-    do throws(FileIOError) {
-      try retrying("stat", path) { stat(path, &status) }
-    } catch  where error.code == ENOENT || error.code == ENOTDIR {
-      return nil
+  /// - Throws: When the replacement could not keep its owner and group: only root may give a file to another user,
+  ///   or to a group it is not in. (Whether this process may write the file at all is checked as it is opened:
+  ///   replacing it would only need the directory, but a file one may not write is not one's to replace.)
+  static func replacementOwnership(
+    of file: OpenedFile?, in location: SettingsLocation
+  ) throws(FileIOError) -> Ownership {
+    guard let file else {
+      let owner = OwnershipRules.creationOwner(in: location.end.directoryStatus)
+      return Ownership(user: owner?.user ?? geteuid(), group: owner?.group ?? getegid(), mode: 0o600)
     }
-    if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
-    return status
-  }
-
-  /// The owner, group and mode a replacement of the file at `path` must get, or nil when there is no file yet (a
-  /// new one belongs to this process's user, mode 0600).
-  ///
-  /// - Throws: When the file is not a regular file; when this process may not write it (replacing it would only
-  ///   need the directory, but a file one may not write is not one's to replace); or when the replacement could not
-  ///   keep its owner and group: only root may give a file to another user, or to a group it is not in.
-  static func replacementOwnership(_ path: String) throws(FileIOError) -> Ownership? {
-    guard let status = try regularFileStatus(path) else { return nil }
-    try retrying("write", path) { faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) }
-    let ownership = Ownership(user: status.st_uid, group: status.st_gid, mode: status.st_mode & 0o7777)
+    let path = location.path
+    let ownership = Ownership(user: file.status.st_uid, group: file.status.st_gid, mode: file.status.st_mode & 0o7777)
     let user = geteuid()
     guard user == 0 || (ownership.user == user && isMember(of: ownership.group)) else {
-      var error = FileIOError(operation: "keep the owner of", path: path, code: EPERM)
-      error.explanation = """
-        \(path) belongs to user \(ownership.user) and group \(ownership.group): a write by user \(user) would give \
-        it to user \(user). Write it as its owner, or as root, which keeps the owner
-        """
-      throw error
+      throw .ownership(
+        path: path,
+        explanation: """
+          \(path) belongs to user \(ownership.user) and group \(ownership.group): a write by user \(user) would \
+          give it to user \(user). Write it as its owner, or as root, which keeps the owner
+          """)
     }
     return ownership
   }
@@ -165,79 +274,181 @@ enum FileIO {
     return groups.prefix(Int(max(count, 0))).contains(group)
   }
 
-  /// The identity of the file now, or nil when there is none.
-  static func identity(_ path: String) -> FileIdentity? {
-    var status = stat()
-    return stat(path, &status) == 0 ? FileIdentity(status) : nil
-  }
-
-  /// Whether `path` names a directory.
-  static func isDirectory(_ path: String) -> Bool {
-    var status = stat()
-    return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
-  }
-
-  // MARK: - Writing
-
-  /// Replaces the file at `path` with `bytes`, so that a crash at any moment leaves either the old or the new
-  /// content, never a mix or an empty file: write a new file beside it, fsync, rename it over the old one, fsync
-  /// the directory. A new file gets mode 0600; a replaced one keeps its owner, group and mode (see
-  /// ``replacementOwnership(_:)``, which also says when a file is refused). On failure the old file is untouched.
-  /// Without `sync` (for measuring what durability costs), the two fsyncs are left out: still atomic, not durable.
-  static func replace(_ path: String, with bytes: [UInt8], sync: Bool = true) throws(FileIOError) {
-    let directory = directory(of: path)
-    let name = name(of: path)
-    let ownership = try replacementOwnership(path)
-    let mode = ownership?.mode ?? 0o600
-    let temporary = "\(directory)/.\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
-    // Failures name the settings file: the temporary file is a detail of how it is replaced.
-    let descriptor = try retrying("create a file beside", path) {
-      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+  /// Makes a new file `name` in the location's directory that no one else can have made or linked first
+  /// (`O_EXCL`, not following a link), with `ownership`: the only kind of file this process ever gives away.
+  private static func create(
+    _ name: String, in location: SettingsLocation, _ flags: Int32, ownership: Ownership
+  ) throws(FileIOError) -> Descriptor {
+    let path = location.path
+    let file = try attempt { () throws(FileSystemError) in
+      try location.end.directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
     }
     do throws(FileIOError) {
-      defer { close(descriptor) }
       // The owner first: a change of owner clears the set-user-ID and set-group-ID bits that the mode restores.
-      if let ownership, ownership.user != geteuid() || ownership.group != getegid() {
-        try retrying("give the new file the owner of", path) { fchown(descriptor, ownership.user, ownership.group) }
-      }
-      try retrying("chmod", path) { fchmod(descriptor, mode) }
-      var written = 0
-      while written < bytes.count {
-        written += try retrying("write", path) {
-          bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      if ownership.user != geteuid() || ownership.group != getegid() {
+        try attempt { () throws(FileSystemError) in
+          try file.changeOwner(to: ownership.user, group: ownership.group, path: path)
         }
       }
-      if sync { try retrying("fsync", path) { fsync(descriptor) } }
-      try retrying("rename", path) { rename(temporary, path) }
+      try attempt { () throws(FileSystemError) in try file.changeMode(to: ownership.mode, path: path) }
     } catch {
-      unlink(temporary)
-      throw error
+      try? location.end.directory.unlink(name, path: path)  // coverage:ignore — fchown and fchmod of a new file
+      throw error  // coverage:ignore — fchown and fchmod of a new file do not fail once the checks passed
     }
-    if sync { try syncDirectory(directory) }
+    return file
   }
 
-  /// Makes a rename in `directory` survive a power loss.
-  private static func syncDirectory(_ directory: String) throws(FileIOError) {
-    let descriptor = try retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-    defer { close(descriptor) }
-    try retrying("fsync", directory) { fsync(descriptor) }
+  /// A name for a temporary file beside the settings file, which no other process picks.
+  private static func temporaryName(for name: String) -> String {
+    ".\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
   }
 
-  /// Gives the file at `path` a second name, `newPath`, without copying it (the old content stays reachable after
-  /// the file is replaced).
-  static func link(_ path: String, as newPath: String) throws(FileIOError) {
-    try retrying("link", newPath) { Glibc.link(path, newPath) }
+  /// Replaces the settings file of `location` with `bytes`, so that a crash at any moment leaves either the old or
+  /// the new content, never a mix or an empty file: write a new file beside it, fsync, rename it over the old one,
+  /// fsync the directory. The new file gets `ownership`. On failure the old file is untouched. Without `sync` (for
+  /// measuring what durability costs), the two fsyncs are left out: still atomic, not durable.
+  ///
+  /// - Returns: The identity of the file written.
+  static func replace(
+    in location: SettingsLocation, with bytes: [UInt8], ownership: Ownership, sync: Bool = true
+  ) throws(FileIOError) -> FileIdentity {
+    let (directory, path) = (location.end.directory, location.path)
+    let temporary = temporaryName(for: location.end.name)
+    let file = try create(temporary, in: location, O_WRONLY, ownership: ownership)
+    let written: stat
+    do throws(FileSystemError) {
+      try file.write(bytes, path: path)
+      if sync { try file.sync(path: path) }
+      try directory.rename(temporary, to: location.end.name, path: path)
+      written = try file.status(path: path)
+    } catch {
+      try? directory.unlink(temporary, path: path)
+      throw FileIOError(error)
+    }
+    if sync {
+      try attempt { () throws(FileSystemError) in
+        try directory.reopen(O_RDONLY | O_DIRECTORY, path: location.end.directoryPath).sync(
+          path: location.end.directoryPath)
+      }
+    }
+    return FileIdentity(written)
   }
 
-  /// Creates `path` and any missing parent, each with mode 0700 (XDG directories hold private data).
-  static func createDirectory(_ path: String) throws(FileIOError) {
-    guard !isDirectory(path) else { return }
-    let parent = directory(of: path)
-    if parent != path, !parent.isEmpty { try createDirectory(parent) }
+  /// Keeps `bytes` (a file that does not parse) beside the settings file as a new file `name`, with `ownership`, so
+  /// that nothing of it is lost when the file is replaced. A copy, never a second link: a link would be to
+  /// whatever the name holds by then.
+  static func keepCopy(
+    of bytes: [UInt8], as name: String, in location: SettingsLocation, ownership: Ownership
+  ) throws(FileIOError) {
+    let file = try create(name, in: location, O_WRONLY, ownership: ownership)
+    try attempt { () throws(FileSystemError) in
+      try file.write(bytes, path: location.path)
+      try file.sync(path: location.path)
+    }
+  }
+
+  // MARK: - Locks
+
+  /// Runs `body` holding an exclusive `flock` on the lock file beside the settings file (`<name>.lock`), waited
+  /// for at most `timeout`. The lock file is never deleted, so that every writer locks the same inode; the kernel
+  /// drops a lock when its holder dies, so there is never a stale lock to clean up. (Locking the settings file
+  /// itself would not do: each write renames a new inode over it.)
+  ///
+  /// The lock file is used only if it is a regular file with one link, of the settings file's owner (`owner`) or of
+  /// this process's user; a new one is made with `O_EXCL` and given to `owner`. A lock of root's in another user's
+  /// directory (one root left before) is replaced by one of that user's, under its own lock, so that the user can
+  /// go on writing: a process that waited on the old one sees that the name now holds another file, and locks that.
+  ///
+  /// - Throws: ``FileIOError/lockTimeout(path:waited:)`` when another process held it all along;
+  ///   ``FileIOError/refused(path:reason:)`` for a lock file that is not to be trusted.
+  static func withExclusiveLock<T>(
+    in location: SettingsLocation, owner: Ownership, timeout: Duration, _ body: () throws(FileIOError) -> T
+  ) throws(FileIOError) -> T {
+    let name = location.end.name + ".lock"
+    let path = location.path + ".lock"
+    let directory = location.end.directory
+    let lockOwner = Ownership(user: owner.user, group: owner.group, mode: 0o600)
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      let lock = try openLock(name, in: location, owner: lockOwner)
+      try wait(for: lock.descriptor, path: path, until: deadline, timeout: timeout)
+      // Locked. The name may hold another file by now: a replacement, or a lock removed by hand. Lock that instead.
+      guard let now = try? directory.status(of: name, path: path), now.isSameFile(as: lock.status) else { continue }
+      if lock.status.st_uid != owner.user, geteuid() == 0 {
+        // Root's own lock in another user's directory: that user could not open it. Put one of theirs in its place.
+        let temporary = temporaryName(for: name)
+        let replacement = try create(temporary, in: location, O_RDWR, ownership: lockOwner)
+        try attempt { () throws(FileSystemError) in
+          try replacement.lock(LOCK_EX | LOCK_NB, path: path)
+          try directory.rename(temporary, to: name, path: path)
+        }
+        // The old one stays locked until the body is done: a process waiting on it finds the new one after.
+        return try withExtendedLifetime((lock.descriptor, replacement)) { () throws(FileIOError) in try body() }
+      }
+      return try withExtendedLifetime(lock.descriptor) { () throws(FileIOError) in try body() }
+    }
+  }
+
+  /// The lock file `name` beside the settings file, opened for locking: made if missing, otherwise checked.
+  private static func openLock(
+    _ name: String, in location: SettingsLocation, owner: Ownership
+  ) throws(FileIOError) -> (descriptor: Descriptor, status: stat) {
+    let (directory, path) = (location.end.directory, location.path + ".lock")
     do throws(FileIOError) {
-      try retrying("create directory", path) { mkdir(path, 0o700) }
-    } catch  where error.code == EEXIST {
-      // Created meanwhile by another thread or process.
+      let made = try create(name, in: location, O_RDWR, ownership: owner)
+      return (made, try attempt { () throws(FileSystemError) in try made.status(path: path) })
+    } catch .system(let error) where error.code == EEXIST {
+      // There is one: look at it before opening it.
+    }
+    let status = try attempt { () throws(FileSystemError) in
+      try directory.open(name, LinuxFlags.openPath | O_NOFOLLOW, path: path).status(path: path)
+    }
+    guard status.type != S_IFLNK else {
+      throw .refused(path: path, reason: "the lock file \(path) is a symbolic link. Remove it")
+    }
+    if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
+    guard status.st_nlink == 1 else {
+      throw .refused(
+        path: path,
+        reason: """
+          the lock file \(path) has \(status.st_nlink) links: another may be a file that is not a lock, which a \
+          write would lock, and could give away. Remove \(path); the next write makes a new one
+          """)
+    }
+    guard status.st_uid == owner.user || status.st_uid == geteuid() else {
+      throw .refused(
+        path: path,
+        reason: """
+          the lock file \(path) belongs to \(Users.name(status.st_uid)), neither the settings file's owner \
+          (\(Users.name(owner.user))) nor this process's user: it is not used. Remove it; the next write makes a \
+          new one
+          """)
+    }
+    let lock = try attempt { () throws(FileSystemError) in
+      try directory.open(name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: path)
+    }
+    return (lock, status)
+  }
+
+  /// Takes an exclusive lock on `lock`, trying again with a growing pause (1 ms, doubling, at most 50 ms) while
+  /// another process holds it, until `deadline`.
+  private static func wait(
+    for lock: Descriptor, path: String, until deadline: ContinuousClock.Instant, timeout: Duration
+  ) throws(FileIOError) {
+    var pause = Duration.milliseconds(1)
+    while true {
+      do throws(FileSystemError) {
+        try lock.lock(LOCK_EX | LOCK_NB, path: path)
+        return
+      } catch .system(let error) where error.code == EWOULDBLOCK {
+        let now = ContinuousClock.now
+        guard now < deadline else { throw .lockTimeout(path: path, waited: timeout) }
+        let nap = min(pause, deadline - now)
+        usleep(UInt32(nap.components.seconds * 1_000_000 + nap.components.attoseconds / 1_000_000_000_000))
+        pause = min(pause * 2, .milliseconds(50))
+      } catch {
+        throw FileIOError(error)  // coverage:ignore — flock fails only with EWOULDBLOCK on a regular file
+      }
     }
   }
 
@@ -254,31 +465,10 @@ enum FileIO {
     FilePath(path).lastComponent?.string ?? ""
   }
 
-  /// Where `path` leads from `directory`: `path` itself when it is absolute, else `directory/path`.
-  static func resolve(_ path: String, from directory: String) -> String {
-    FilePath(directory).pushing(FilePath(path)).string
-  }
-
-  /// The path writes should replace: `path` itself, or the file it links to (through every link in a chain), so
-  /// that a dotfile manager's symlink stays a symlink. A link to a file that does not exist yet resolves to where
-  /// that file would be.
-  ///
-  /// - Throws: ELOOP for a chain of more than 40 links (Linux's own limit), such as a loop.
-  static func resolvingLinks(_ path: String) throws(FileIOError) -> String {
-    var current = path
-    for _ in 0..<40 {
-      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-      let length = readlink(current, &buffer, buffer.count - 1)
-      guard length > 0 else { return current }
-      let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      current = resolve(target, from: directory(of: current))
-    }
-    throw FileIOError(operation: "resolve", path: path, code: ELOOP)
-  }
-
   /// Every name whose change can change what `path` leads to: each symbolic link met on the way (a link among the
   /// path's directories, or the file's own link, and every link they lead through), and the name it ends at, each
-  /// with the directories before it resolved. Watching their directories sees any link re-pointed.
+  /// with the directories before it resolved. Watching their directories sees any link re-pointed. (What is
+  /// watched decides only when a file is looked at again; every look follows `OwnershipRules`.)
   static func namesAlong(_ path: String) -> [String] {
     var names: [String] = []
     var resolved = ""
@@ -294,7 +484,7 @@ enum FileIO {
       }
       let candidate = resolved + "/" + component
       let length = readlink(candidate, &buffer, buffer.count - 1)
-      guard length > 0, links < 40 else {
+      guard length > 0, links < PathWalk.linkLimit else {
         resolved = candidate
         continue
       }
@@ -309,11 +499,11 @@ enum FileIO {
   }
 
   /// One name for the file at `path` however it is reached (symlinks, `..`): the real path of the file, or of its
-  /// directory when the file does not exist yet.
+  /// directory when the file does not exist yet. Only for telling two paths of one file apart in this process.
   static func canonicalPath(_ path: String) -> String {
     if let real = realPath(path) { return real }
     guard let realDirectory = realPath(directory(of: path)) else { return path }
-    return resolve(name(of: path), from: realDirectory)
+    return FilePath(realDirectory).pushing(FilePath(name(of: path))).string
   }
 
   private static func realPath(_ path: String) -> String? {
@@ -328,35 +518,5 @@ enum FileIO {
     // A user without an entry in the password database has no home at all; "/" is what login shells use then.
     let directory = getpwuid(getuid())?.pointee.pw_dir.map { String(cString: $0) }
     return directory ?? "/"
-  }
-
-  // MARK: - Locks
-
-  /// Runs `body` holding an exclusive `flock` on the lock file at `path`. The lock file is never deleted, so that
-  /// every writer locks the same inode; the kernel drops a lock when its holder dies, so there is never a stale
-  /// lock to clean up. (Locking the settings file itself would not do: each write renames a new inode over it.)
-  ///
-  /// The lock file must be a regular file: it is not followed if it is a symlink (O_NOFOLLOW, so that nobody can
-  /// make a writer create or lock another file), and a FIFO or a device there is refused without blocking.
-  ///
-  /// The lock file belongs to whoever the settings file belongs to (`owner`), so that root writing a user's file
-  /// never leaves a lock the user cannot open; root gives one it finds to the settings file's owner.
-  static func withExclusiveLock<T>(
-    _ path: String, owner: Ownership?, _ body: () throws(FileIOError) -> T
-  ) throws(FileIOError) -> T {
-    let descriptor = try retrying("open lock", path) {
-      open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
-    }
-    defer { close(descriptor) }
-    var status = stat()
-    try retrying("stat", path) { fstat(descriptor, &status) }
-    if let kind = FileKind(mode: status.st_mode) { throw FileIOError(path: path, is: kind) }
-    if let owner, owner.user != status.st_uid || owner.group != status.st_gid,
-      geteuid() == 0 || status.st_uid == geteuid()
-    {
-      try retrying("give the lock file the owner of", path) { fchown(descriptor, owner.user, owner.group) }
-    }
-    try retrying("lock", path) { flock(descriptor, LOCK_EX) }
-    return try body()
   }
 }

@@ -33,6 +33,9 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case newerVersion(URL, version: Int, known: Int)
     case migrationFailed(URL, version: Int, reason: String)
     case versionMismatch(URL, imported: Int, file: Int)
+    case unsafePath(URL, reason: String)
+    case fileTooLarge(URL, size: Int64, limit: Int)
+    case lockTimeout(URL, lockFile: URL, waited: Duration)
   }
 
   /// The situation, with its details.
@@ -71,6 +74,12 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let migrationFailed = Code("migrationFailed")
     /// See ``SettingsError/versionMismatch(_:imported:file:)``.
     public static let versionMismatch = Code("versionMismatch")
+    /// See ``SettingsError/unsafePath(_:reason:)``.
+    public static let unsafePath = Code("unsafePath")
+    /// See ``SettingsError/fileTooLarge(_:size:limit:)``.
+    public static let fileTooLarge = Code("fileTooLarge")
+    /// See ``SettingsError/lockTimeout(_:lockFile:waited:)``.
+    public static let lockTimeout = Code("lockTimeout")
   }
 
   /// Which kind of failure this is.
@@ -88,6 +97,9 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .newerVersion: .newerVersion
     case .migrationFailed: .migrationFailed
     case .versionMismatch: .versionMismatch
+    case .unsafePath: .unsafePath
+    case .fileTooLarge: .fileTooLarge
+    case .lockTimeout: .lockTimeout
     }
   }
 
@@ -96,7 +108,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     switch situation {
     case .corruptFile(let url, _), .unreadableFile(let url, _), .corruptSystemFile(let url, _),
       .unreadableSystemFile(let url, _), .writeFailed(let url, _), .notARegularFile(let url, _),
-      .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _):
+      .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _),
+      .unsafePath(let url, _), .fileTooLarge(let url, _, _), .lockTimeout(let url, _, _):
       url
     case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
@@ -109,7 +122,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key):
       key
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .writeFailed, .notARegularFile,
-      .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch:
+      .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch, .unsafePath, .fileTooLarge,
+      .lockTimeout:
       nil
     }
   }
@@ -189,6 +203,27 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     SettingsError(.versionMismatch(url, imported: imported, file: file))
   }
 
+  /// The path to the settings file leads somewhere this process must not go: a link or directory of another user
+  /// leads to a file that is not theirs (root's, this process's user's, a third user's), or it is another user's
+  /// name in a directory anyone may write, such as `/tmp`. `reason` names what was found, whose it is, and the
+  /// rule. Nothing was read or written. See "Files that belong to someone else" in the SharingAPreference guide.
+  public static func unsafePath(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.unsafePath(url, reason: reason))
+  }
+
+  /// The settings file holds `size` bytes, more than the store's
+  /// ``SettingsStore/Options/maximumFileSize`` (`limit`). It was not read (nothing was allocated for it) and is left
+  /// as it is; the last good settings stay in use, and writes to it fail.
+  public static func fileTooLarge(_ url: URL, size: Int64, limit: Int) -> SettingsError {
+    SettingsError(.fileTooLarge(url, size: size, limit: limit))
+  }
+
+  /// Another process held the settings file's lock, `lockFile`, for the whole of the store's
+  /// ``SettingsStore/Options/lockTimeout`` (`waited`). Nothing was written.
+  public static func lockTimeout(_ url: URL, lockFile: URL, waited: Duration) -> SettingsError {
+    SettingsError(.lockTimeout(url, lockFile: lockFile, waited: waited))
+  }
+
   /// What happened and what to do, in full sentences.
   public var description: String {
     switch situation {
@@ -262,6 +297,19 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
         The settings to import are at version \(imported), and \(url.path) is at version \(file), so their keys \
         may not mean the same. Nothing was written. Import them with the program itself, whose migrations can \
         bring them to its version, or into a file at version \(imported).
+        """
+    case .unsafePath(let url, let reason):
+      return "The settings file \(url.path) is not used: \(reason). Nothing was read or written."
+    case .fileTooLarge(let url, let size, let limit):
+      return """
+        The settings file \(url.path) holds \(size) bytes, more than the \(limit) a settings file may have here, so \
+        it is not read, and it is left as it is. Make it smaller, or give the store a larger maximumFileSize \
+        (SettingsStore.Options).
+        """
+    case .lockTimeout(let url, let lockFile, let waited):
+      return """
+        Could not write the settings file \(url.path): another process holds its lock, \(lockFile.path), and has \
+        for \(waited.formatted). Nothing was written. Find it with `fuser -v \(lockFile.path)`, or try again later.
         """
     }
   }

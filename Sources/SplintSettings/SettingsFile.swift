@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import SplintSystemCalls
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -28,6 +29,10 @@ final class SettingsFile: WatchedFile {
   let path: String
   /// Whether writes are made durable with fsync (always, but for the benchmark that measures what that costs).
   let syncsToDisk: Bool
+  /// The largest file read, in bytes: the largest any store on this file allows (see `SettingsStore.Options`).
+  private let maximumFileSize = Atomic<Int>(0)
+  /// How long a write waits for the lock, in nanoseconds: the longest any store on this file allows.
+  private let lockTimeout = Atomic<Int64>(0)
 
   /// File I/O state. Held for the whole of each write or reload, so that those happen one at a time in order.
   private let io: Mutex<IOState>
@@ -62,6 +67,9 @@ final class SettingsFile: WatchedFile {
     var document = SettingsDocument()
     /// The identity of a file that could not be used, once reported, so that it is reported once.
     var reportedProblem: FileIdentity?
+    /// The problem last reported, so that one found again (a path refused, a directory that may not be searched,
+    /// which have no file to tell them by) is reported once.
+    var reportedError: SettingsError?
     /// Whether a reload is waiting to look again at a file that was blank, gone or unparsable.
     var retryPending = false
     /// Counts the contents adopted, so that a look again scheduled before the latest one is dropped: the file was
@@ -121,7 +129,10 @@ final class SettingsFile: WatchedFile {
   /// - Parameters:
   ///   - syncsToDisk: For a file made here; an instance that exists already keeps its own.
   ///   - asSystemLayer: Whether a store uses the file as a system layer (read-only), rather than as its user's file.
-  static func shared(for url: URL, syncsToDisk: Bool = true, asSystemLayer: Bool = false) -> SettingsFile {
+  ///   - options: The store's limits; the file keeps the largest any store on it gives.
+  static func shared(
+    for url: URL, syncsToDisk: Bool = true, asSystemLayer: Bool = false, options: SettingsStore.Options = .init()
+  ) -> SettingsFile {
     let path = url.standardizedFileURL.path
     let key = FileIO.canonicalPath(path)
     let file = registry.withLock { registry in
@@ -131,6 +142,9 @@ final class SettingsFile: WatchedFile {
       return file
     }
     file.roles.bitwiseOr(asSystemLayer ? 2 : 1, ordering: .relaxed)
+    file.maximumFileSize.max(options.maximumFileSize, ordering: .relaxed)
+    let timeout = options.lockTimeout.components
+    file.lockTimeout.max(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000, ordering: .relaxed)
     return file
   }
 
@@ -151,14 +165,13 @@ final class SettingsFile: WatchedFile {
 
   /// Starts watching the file, once: from now on changes made by any process reach observers as they happen, and
   /// reads come from memory. Called by everything that may wait for a change: a `Setting` read or observed, a
-  /// stream of changes or errors, an observer. Costs one atomic load once watching.
+  /// stream of changes or errors, an observer. Costs one atomic load once watching. Makes nothing on disk: a
+  /// directory that does not exist yet is waited for through the nearest one that does.
   ///
-  /// - Parameter creatingDirectory: Whether the file's directory is made if missing, so that the file can be watched
-  ///   there. A system layer's is not: its missing directory is waited for through the nearest one that exists.
   /// - Returns: Whether the file is watched now; false only inside an update's body on this thread, which starts
   ///   watching once its write is done.
   @discardableResult
-  func startWatching(creatingDirectory: Bool = true) -> Bool {
+  func startWatching() -> Bool {
     guard !watched.load(ordering: .acquiring) else { return true }
     if isWriting {
       watchRequested.store(true, ordering: .relaxed)
@@ -167,12 +180,7 @@ final class SettingsFile: WatchedFile {
     let notification = io.withLock { io -> Notification? in
       guard !io.watching else { return nil }
       io.watching = true
-      // Watched first, so that no change slips between loading and watching. A directory that does not exist (and
-      // cannot be made now, or is not ours to make) is waited for by the watcher.
-      if creatingDirectory {
-        let target = (try? FileIO.resolvingLinks(path)) ?? path
-        try? FileIO.createDirectory(FileIO.directory(of: target))
-      }
+      // Watched first, so that no change slips between loading and watching.
       aim(&io)
       // The catch-up load reports a broken file at once, as an unwatched read does; should it be an editor's save
       // caught halfway, the save's own event brings the good content a moment later.
@@ -302,33 +310,37 @@ final class SettingsFile: WatchedFile {
     if let adoptions, adoptions != io.adoptions { return nil }
     if retrying { io.retryPending = false }
     // Nothing to do when the file is the one in use, or the bad one already reported.
-    let current = FileIO.identity(path)
-    guard current != io.identity, current == nil || current != io.reportedProblem else { return nil }
-    let contents: (bytes: [UInt8], identity: FileIdentity)?
+    let result: FileIO.ReadResult
     do throws(FileIOError) {
-      contents = try FileIO.read(path)
+      let known = [io.identity, io.reportedProblem].compactMap(\.self)
+      result = try FileIO.read(path, unless: known, limit: maximumFileSize.load(ordering: .relaxed))
     } catch {
       let unreadable = isSystemLayer ? SettingsError.unreadableSystemFile : SettingsError.unreadableFile
-      reportProblem(settingsError(error, otherwise: unreadable), identity: current, in: &io)
+      reportProblem(settingsError(error, otherwise: unreadable), identity: nil, in: &io)
       return nil
     }
-    guard let contents else {
+    switch result {
+    case .unchanged:
+      return nil
+    case .absent:
+      if io.identity == nil, io.reportedError == nil { return nil }
       // A file that vanished may be in the middle of a save: emacs (with backups) and vim move it aside, and
       // `git checkout` unlinks it, before the new one appears. Only one still gone a moment later has no settings.
       if !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
       return adopt(SettingsDocument(), identity: nil, in: &io)
-    }
-    do throws(JSONSyntaxError) {
-      let document = try SettingsDocument(parsing: contents.bytes)
-      // A blank file is what an editor saving in place leaves between truncating and writing: only one that
-      // stays blank means "no settings" (`{}` says so at once).
-      if Self.isBlank(contents.bytes), !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
-      return adopt(document, identity: contents.identity, in: &io)
-    } catch {
-      if !retrying { return retryLater(&io) }
-      let corrupt = isSystemLayer ? SettingsError.corruptSystemFile : SettingsError.corruptFile
-      reportProblem(corrupt(url, error.description), identity: contents.identity, in: &io)
-      return nil
+    case .contents(let bytes, let identity):
+      do throws(JSONSyntaxError) {
+        let document = try SettingsDocument(parsing: bytes)
+        // A blank file is what an editor saving in place leaves between truncating and writing: only one that
+        // stays blank means "no settings" (`{}` says so at once).
+        if Self.isBlank(bytes), !retrying, !io.document.keys.isEmpty { return retryLater(&io) }
+        return adopt(document, identity: identity, in: &io)
+      } catch {
+        if !retrying { return retryLater(&io) }
+        let corrupt = isSystemLayer ? SettingsError.corruptSystemFile : SettingsError.corruptFile
+        reportProblem(corrupt(url, error.description), identity: identity, in: &io)
+        return nil
+      }
     }
   }
 
@@ -358,8 +370,15 @@ final class SettingsFile: WatchedFile {
   /// Changes the file: under an exclusive lock, reads its current content, lets `change` edit it, and writes the
   /// result atomically. Observers in this process hear of the change before this returns.
   ///
+  /// The file is looked up once (`FileIO.locate`, under `OwnershipRules`), and its directory is held from then on:
+  /// the lock, the read, the new file and the rename all name the file relative to it.
+  ///
   /// A file that does not parse is kept beside the new one as `<name>.corrupt-<UTC time>`, and the edit applies
-  /// to the last good content instead. When `change` leaves the content as it was, nothing is written.
+  /// to the last good content instead; so does one that is blank (an in-place save caught halfway). Either only when
+  /// the file is the one that content was read from (device, inode and owner), or the process holds none: a blank or
+  /// broken file that took its place is another file, so a blank one is no settings, and a broken one is refused
+  /// as with `repairing` false. When `change` leaves the
+  /// content as it was, nothing is written.
   ///
   /// A file this process creates records the version of its store's migrations, if it has any: what is written to
   /// it is in their shape.
@@ -371,25 +390,34 @@ final class SettingsFile: WatchedFile {
   func write<T: Sendable, E: Error>(
     _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = true
   ) throws(E) -> T {
+    let limit = maximumFileSize.load(ordering: .relaxed)
+    let timeout = Duration.nanoseconds(lockTimeout.load(ordering: .relaxed))
     let outcome = io.withLock { io -> Result<(T, Notification?), E> in
       do throws(FileIOError) {
-        let target = try FileIO.resolvingLinks(path)
+        let location = try FileIO.locate(path, makingDirectories: true)
         // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock, and a file this
         // process may not write, or could not keep the owner of, must not get a lock its owner cannot open.
-        let ownership = try FileIO.replacementOwnership(target)
-        try FileIO.createDirectory(FileIO.directory(of: target))
-        return try FileIO.withExclusiveLock(target + ".lock", owner: ownership) { () throws(FileIOError) in
-          let found = try FileIO.read(target)
+        let owner = try FileIO.replacementOwnership(
+          of: FileIO.open(location, checkingWriteAccess: true), in: location)
+        return try FileIO.withExclusiveLock(in: location, owner: owner, timeout: timeout) { () throws(FileIOError) in
+          let found = try FileIO.open(location, checkingWriteAccess: true)
+          let ownership = try FileIO.replacementOwnership(of: found, in: location)
           var document = SettingsDocument()
-          var corrupt = false
+          var corrupt: [UInt8]?
           if let found {
+            let bytes = try FileIO.read(found, path: location.path, limit: limit)
+            // What this process holds may stand in for the file only if it was read from this very file (or
+            // holds nothing: no file was ever read, or the last one was gone).
+            let mayUseMemory = io.identity.map { $0.isSameFile(as: found.identity) } ?? true
             do throws(JSONSyntaxError) {
-              document = try SettingsDocument(parsing: found.bytes)
+              document = try SettingsDocument(parsing: bytes)
               // A blank file may be an in-place save caught halfway: build on the last good content.
-              if Self.isBlank(found.bytes) { document = io.document }
+              if Self.isBlank(bytes), mayUseMemory { document = io.document }
             } catch {
-              guard repairing else { return .failure(failed(.corruptFile(url, reason: error.description))) }
-              corrupt = true
+              guard repairing, mayUseMemory else {
+                return .failure(failed(.corruptFile(url, reason: error.description)))
+              }
+              corrupt = bytes
               document = io.document
             }
           }
@@ -402,16 +430,20 @@ final class SettingsFile: WatchedFile {
           } catch {
             return .failure(error)
           }
-          guard document != original || corrupt else {
+          guard document != original || corrupt != nil else {
             return .success((result, adopt(document, identity: found?.identity, in: &io)))
           }
           if found == nil, document.versionValue == nil, let target = shared.withLock({ $0.migrationTarget }) {
             document.schemaVersion = target
           }
-          if corrupt { try FileIO.link(target, as: "\(target).corrupt-\(Self.timestamp())") }
-          try FileIO.replace(target, with: document.rendered(), sync: syncsToDisk)
+          if let corrupt {
+            let name = "\(location.end.name).corrupt-\(Self.timestamp())"
+            try FileIO.keepCopy(of: corrupt, as: name, in: location, ownership: ownership)
+          }
+          let identity = try FileIO.replace(
+            in: location, with: document.rendered(), ownership: ownership, sync: syncsToDisk)
           io.writes += 1
-          return .success((result, adopt(document, identity: FileIO.identity(path), in: &io)))
+          return .success((result, adopt(document, identity: identity, in: &io)))
         }
       } catch {
         let failure = settingsError(error, otherwise: SettingsError.writeFailed)
@@ -425,13 +457,18 @@ final class SettingsFile: WatchedFile {
     return result
   }
 
-  /// The error to report for `error`: ``SettingsError/notARegularFile(_:kind:)`` when that is what it is, else
-  /// `otherwise` with its description.
+  /// The error to report for `error`: the situation it is, or `otherwise` with its description.
   private func settingsError(
     _ error: FileIOError, otherwise: (URL, String) -> SettingsError
   ) -> SettingsError {
-    guard let kind = error.kind else { return otherwise(url, error.description) }
-    return .notARegularFile(url, kind: error.path == path ? "\(kind)" : "\(kind) (\(error.path))")
+    switch error {
+    case .notRegular(let path, let kind):
+      .notARegularFile(url, kind: path == self.path ? "\(kind)" : "\(kind) (\(path))")
+    case .refused(_, let reason): .unsafePath(url, reason: reason)
+    case .tooLarge(_, let size, let limit): .fileTooLarge(url, size: size, limit: limit)
+    case .lockTimeout(let path, let waited): .lockTimeout(url, lockFile: URL(fileURLWithPath: path), waited: waited)
+    case .system, .ownership: otherwise(url, error.description)
+    }
   }
 
   /// Makes `document` the content in use, and returns what to tell observers.
@@ -439,6 +476,7 @@ final class SettingsFile: WatchedFile {
     io.document = document
     io.identity = identity
     io.reportedProblem = nil
+    io.reportedError = nil
     io.retryPending = false
     io.adoptions += 1
     return shared.withLock { shared -> Notification? in
@@ -513,9 +551,12 @@ final class SettingsFile: WatchedFile {
     }
   }
 
-  /// A problem with the file itself, which new error streams hear first until the file is fine again.
+  /// A problem with the file itself, which new error streams hear first until the file is fine again. Reported
+  /// once: a problem found again on a path that has no file to tell it by (`identity` nil) is not told again.
   private func reportProblem(_ error: SettingsError, identity: FileIdentity?, in io: inout IOState) {
+    if identity == nil, io.reportedError == error { return }
     io.reportedProblem = identity
+    io.reportedError = error
     shared.withLock { $0.problem = error }
     report(error)
   }

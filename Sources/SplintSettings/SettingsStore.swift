@@ -50,11 +50,12 @@ public final class SettingsStore: Sendable {
   ///     from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
   ///     brought to the newest before this returns (see ``SettingsMigration``).
-  public convenience init(suite: String, migrations: [SettingsMigration] = []) {
+  ///   - options: Limits on what the store reads and how long it waits (see ``Options``).
+  public convenience init(suite: String, migrations: [SettingsMigration] = [], options: Options = Options()) {
     do {
       self.init(
         fileURL: try Self.fileURL(forSuite: suite), systemFiles: try Self.systemFileURLs(forSuite: suite),
-        migrations: migrations)
+        migrations: migrations, options: options)
     } catch {
       preconditionFailure(error.description)  // coverage:ignore — a trapping process writes no coverage profile
     }
@@ -99,9 +100,12 @@ public final class SettingsStore: Sendable {
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the user's
   ///     file is brought to the newest before this returns (see ``SettingsMigration``). Versions start at 1 and
   ///     rise. System files are never migrated.
-  public init(fileURL: URL, systemFiles: [URL] = [], migrations: [SettingsMigration] = []) {
-    file = SettingsFile.shared(for: fileURL)
-    self.systemFiles = Self.layers(systemFiles, below: file)
+  ///   - options: Limits on what the store reads and how long it waits (see ``Options``).
+  public init(
+    fileURL: URL, systemFiles: [URL] = [], migrations: [SettingsMigration] = [], options: Options = Options()
+  ) {
+    file = SettingsFile.shared(for: fileURL, options: options)
+    self.systemFiles = Self.layers(systemFiles, below: file, options: options)
     self.migrations = migrations
     file.migrate(migrations)
   }
@@ -110,15 +114,15 @@ public final class SettingsStore: Sendable {
   /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
   package init(fileURL: URL, systemFiles: [URL] = [], syncsToDisk: Bool) {
     file = SettingsFile.shared(for: fileURL, syncsToDisk: syncsToDisk)
-    self.systemFiles = Self.layers(systemFiles, below: file)
+    self.systemFiles = Self.layers(systemFiles, below: file, options: Options())
     migrations = []
   }
 
   /// The files of `urls`, each once, and none that is `file`.
-  private static func layers(_ urls: [URL], below file: SettingsFile) -> [SettingsFile] {
+  private static func layers(_ urls: [URL], below file: SettingsFile, options: Options) -> [SettingsFile] {
     var layers: [SettingsFile] = []
     for url in urls {
-      let layer = SettingsFile.shared(for: url, asSystemLayer: true)
+      let layer = SettingsFile.shared(for: url, asSystemLayer: true, options: options)
       if layer !== file, !layers.contains(where: { $0 === layer }) { layers.append(layer) }
     }
     return layers
@@ -400,15 +404,15 @@ public final class SettingsStore: Sendable {
     return stream
   }
 
-  /// Starts watching the user's file and every system file (whose directories are never made: a missing one is
-  /// waited for).
+  /// Starts watching the user's file and every system file (whose directories are never made by watching: a
+  /// missing one is waited for).
   ///
   /// - Returns: Whether the files are watched now; false only inside an update's body of the user's file on this
   ///   thread, where the system files are left alone too (the next read or observation starts them).
   @discardableResult
   func startWatching() -> Bool {
     guard file.startWatching() else { return false }
-    for layer in systemFiles { layer.startWatching(creatingDirectory: false) }
+    for layer in systemFiles { layer.startWatching() }
     return true
   }
 
@@ -418,6 +422,36 @@ public final class SettingsStore: Sendable {
       return URL(fileURLWithPath: configured, isDirectory: true)
     }
     return URL(fileURLWithPath: FileIO.homeDirectory(), isDirectory: true).appendingPathComponent(".config")
+  }
+}
+
+extension SettingsStore {
+  /// Limits a store keeps to, so that whoever controls its files (another user, on a shared machine) cannot make
+  /// a program read without end or wait forever.
+  ///
+  /// ```swift
+  /// let store = SettingsStore(
+  ///   fileURL: URL(fileURLWithPath: "/var/lib/example-sync/settings.json"),
+  ///   options: .init(maximumFileSize: 1 << 20, lockTimeout: .seconds(2)))
+  /// ```
+  ///
+  /// Stores on the same file in one process share it: it keeps the largest size and the longest wait any of them
+  /// gives.
+  public struct Options: Sendable, Hashable {
+    /// The largest settings file read, in bytes: 64 MiB unless set. A larger file is reported as
+    /// ``SettingsError/fileTooLarge(_:size:limit:)`` (its size is looked at before anything is allocated) and left
+    /// as it is; writes to it fail with that error.
+    public var maximumFileSize: Int
+
+    /// How long a write waits for another process that holds the file's lock: 5 seconds unless set. After that it
+    /// fails with ``SettingsError/lockTimeout(_:lockFile:waited:)``, and writes nothing.
+    public var lockTimeout: Duration
+
+    /// Limits of `maximumFileSize` bytes and a wait of `lockTimeout`.
+    public init(maximumFileSize: Int = 64 << 20, lockTimeout: Duration = .seconds(5)) {
+      self.maximumFileSize = maximumFileSize
+      self.lockTimeout = lockTimeout
+    }
   }
 }
 

@@ -113,7 +113,7 @@ extension SettingsError {
     case .invalidJSON, .invalidSuiteName, .unencodableValue, .reservedKey, .versionMismatch:
       ExitStatus.usage
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
-      .writeFailed, .newerVersion, .migrationFailed:
+      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout:
       ExitStatus.failure
     }
   }

@@ -52,6 +52,41 @@ import Testing
     #expect(store.keys == [])
   }
 
+  @Test("a blank or unparsable file that is another file: a write builds on nothing the process read from the old one")
+  func contentInMemoryIsReusedOnlyForTheSameFile() async throws {
+    let store = scratch.store()
+    try store.update {
+      $0["volume"] = .int(3); $0["token"] = .string("from-the-old-file")
+    }
+    // Another file, blank, renamed over it: what this process holds came from the old file, not from this one.
+    let replacement = scratch.url("replacement")
+    try Data().write(to: replacement)
+    #expect(rename(replacement.path, store.fileURL.path) == 0)
+    try store.set(.int(1), forKey: "other")
+    #expect(store.text == "{\n  \"other\": 1\n}\n")
+
+    // Another file that does not parse: the write is refused rather than made of what memory holds.
+    try Data("{oops".utf8).write(to: replacement)
+    #expect(rename(replacement.path, store.fileURL.path) == 0)
+    #expect(throws: SettingsError.self) { try store.set(.int(2), forKey: "other") }
+    #expect(store.text == "{oops")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).sorted() == [
+        "settings.json", "settings.json.lock",
+      ])
+  }
+
+  @Test("a path that cannot be looked at is an error, never an empty file: a loop of links")
+  func aLoopIsAnErrorNotAbsence() throws {
+    try FileManager.default.createSymbolicLink(atPath: scratch.url("a.json").path, withDestinationPath: "b.json")
+    try FileManager.default.createSymbolicLink(atPath: scratch.url("b.json").path, withDestinationPath: "a.json")
+    let store = scratch.store("a.json")
+    #expect(store.fileError?.code == .unreadableFile)
+    #expect(
+      store.fileError?.description.contains("Too many levels of symbolic links") == true,
+      "\(String(describing: store.fileError))")
+  }
+
   /// How editors and tools save by moving or unlinking the old file first.
   enum RenameAwaySave: String, CaseIterable, Sendable {
     case emacs = "emacs with backups"
@@ -162,7 +197,7 @@ import Testing
     let store = scratch.store("a.json")
     #expect(
       throws: SettingsError.writeFailed(
-        store.fileURL, reason: "resolve \(store.fileURL.path) failed: Too many levels of symbolic links")
+        store.fileURL, reason: "open \(store.fileURL.path) failed: Too many levels of symbolic links")
     ) {
       try store.set(.int(1), forKey: "a")
     }

@@ -115,4 +115,36 @@ import Testing
     #expect(output.lines.contains("still a character device"))
     #expect(Array(output.lines.suffix(4)) == [".", "..", "device", "settings.json"], "no lock file beside it")
   }
+
+  @Test("a link to .., and the root directory itself: directories, reported and refused")
+  func directoriesReachedOtherwise() async throws {
+    try FileManager.default.createSymbolicLink(atPath: scratch.url("settings.json").path, withDestinationPath: "..")
+    let store = scratch.store()
+    let parent = scratch.directory.deletingLastPathComponent().path
+    let expected = SettingsError.notARegularFile(store.fileURL, kind: "a directory (\(parent))")
+    #expect(store.fileError == expected)
+    #expect(throws: expected) { try store.set(.int(1), forKey: "a") }
+
+    let root = SettingsStore(fileURL: URL(fileURLWithPath: "/"))
+    #expect(root.fileError == .notARegularFile(root.fileURL, kind: "a directory"))
+  }
+
+  @Test("a lock file that is a symbolic link or a FIFO is refused; nothing is made where the link points")
+  func lockFilesThatAreNoFiles() async throws {
+    let store = scratch.store()
+    try store.set(.int(1), forKey: "a")
+    let lock = store.fileURL.path + ".lock"
+    #expect(unlink(lock) == 0)
+    #expect(symlink(scratch.url("elsewhere").path, lock) == 0)
+    #expect(
+      throws: SettingsError.unsafePath(store.fileURL, reason: "the lock file \(lock) is a symbolic link. Remove it")
+    ) { try store.set(.int(2), forKey: "a") }
+    #expect(type(of: scratch.url("elsewhere").path) == nil)
+    #expect(unlink(lock) == 0)
+    #expect(mkfifo(lock, 0o600) == 0)
+    #expect(throws: SettingsError.notARegularFile(store.fileURL, kind: "a FIFO (named pipe) (\(lock))")) {
+      try store.set(.int(2), forKey: "a")
+    }
+    #expect(store.value(forKey: "a") == .int(1))
+  }
 }

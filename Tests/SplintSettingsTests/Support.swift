@@ -90,3 +90,12 @@ func inNamespace(_ script: String, arguments: [String]) async throws -> ProgramO
   }
   return try await Programs.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script] + arguments)
 }
+
+extension FileIO {
+  /// The identity of the file at `path` now (following links), or nil when there is none: for tests that check
+  /// that a file is still the same file, unwritten.
+  static func identity(_ path: String) -> FileIdentity? {
+    var status = stat()
+    return stat(path, &status) == 0 ? FileIdentity(status) : nil
+  }
+}
