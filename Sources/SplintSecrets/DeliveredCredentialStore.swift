@@ -235,10 +235,11 @@ public final class DeliveredCredentialStore: CredentialStore {
   ///   not a regular file, is larger than 1 MiB, or this process may not read it.
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
     let directory = try directory()
-    let path = directory + "/" + file(for: Key(service: credential.service, account: credential.account))
     let secret: Data?
     do throws(DeliveredFileError) {
-      secret = try DeliveredFiles.read(path, limit: Self.sizeLimit)
+      secret = try DeliveredFiles.read(
+        file(for: Key(service: credential.service, account: credential.account)), in: directory,
+        limit: Self.sizeLimit)
     } catch {
       throw unreadable(error)
     }
@@ -274,7 +275,7 @@ public final class DeliveredCredentialStore: CredentialStore {
     }
     let ruled = names.compactMap(Self.credential(fromFileName:)).filter { $0.service == service }
     let named = fileNames.filter { $0.key.service == service && names.contains($0.value) }.map(\.key)
-    let present = Set(ruled + named).filter { DeliveredFiles.exists(directory + "/" + file(for: $0)) }
+    let present = Set(ruled + named).filter { DeliveredFiles.exists(file(for: $0), in: directory) }
     return present.map(\.account).sorted()
   }
 
@@ -290,6 +291,13 @@ public final class DeliveredCredentialStore: CredentialStore {
   }
 
   // MARK: - Directories and errors
+
+  /// Why the directory is not safe from other users, when it is not: others than its owner may write it, or it
+  /// belongs to someone who is neither root nor this process's user. `splintctl secret status` shows it, as ssh's
+  /// StrictModes would refuse such a directory; reads go on (a link out of the directory is refused anyway).
+  package var directoryWarning: String? {
+    (try? directory()).flatMap(DeliveredFiles.exposure)
+  }
 
   /// Whether this source is set up here, told without making an error: for systemd, `$CREDENTIALS_DIRECTORY` is set;
   /// otherwise the directory exists. ``DefaultCredentialStore`` asks at every call, on the path a daemon repeats.

@@ -199,7 +199,10 @@ struct SecretCommand: ParsableCommand {
       Output.line("Stores, in the order they are asked:")
       for (store, availability) in stores {
         switch availability {
-        case .available: Output.line("- \(store.name): available")
+        case .available:
+          // A directory of delivered secrets that others may change: said, as ssh's StrictModes would refuse it.
+          let warning = (store as? DeliveredCredentialStore)?.directoryWarning.map { ". Warning: \($0)." } ?? ""
+          Output.line("- \(store.name): available\(warning)")
         case .unavailable(let reason): Output.line("- \(store.name): unavailable. \(reason)")
         }
       }

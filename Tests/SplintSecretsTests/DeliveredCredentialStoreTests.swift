@@ -326,8 +326,9 @@ import Testing
         + "secret as a regular file.")
     try FileManager.default.createDirectory(atPath: path("directory"), withIntermediateDirectories: false)
     #expect(refusal("directory")?.contains("\(path("directory")) is a directory, not a regular file.") == true)
+    // A device is refused as not regular too; the one a link outside points to, before it is even looked at.
     try link(URL(fileURLWithPath: path("device")), to: "/dev/null")
-    #expect(refusal("device")?.contains("\(path("device")) is a character device, not a regular file.") == true)
+    #expect(refusal("device")?.contains("\(path("device")) leads out of \(directory.path)") == true)
     let bind = try await Programs.run([
       Programs.python, "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path("socket"),
     ])
@@ -385,11 +386,11 @@ import Testing
 
   @Test func aFileWhoseSizeTheKernelDoesNotTellIsReadWhole() throws {
     // procfs reports a size of 0 for its files: the read goes by what read(2) returns, not by fstat.
-    let directory = try directory("proc")
-    try link(directory.appendingPathComponent("kernel__version"), to: "/proc/version")
-    let store = DeliveredCredentialStore(directory: directory)
-    let version = try Credential(service: "kernel", account: "version", store: store).readData()
-    #expect(version == FileManager.default.contents(atPath: "/proc/version") && version?.isEmpty == false)
+    let store = DeliveredCredentialStore(
+      directory: URL(fileURLWithPath: "/proc/sys/kernel"),
+      fileNames: [.init(service: "kernel", account: "release"): "osrelease"])
+    let release = try Credential(service: "kernel", account: "release", store: store).readData()
+    #expect(release == FileManager.default.contents(atPath: "/proc/sys/kernel/osrelease") && release?.isEmpty == false)
   }
 
   @Test func linksInALoopAndNamesTooLongAreReported() throws {
@@ -418,6 +419,67 @@ import Testing
           .storeUnavailable(
             store: circle.name, reason: "list \(scratch.url("circle").path) failed: Too many levels of symbolic links.")
         ))
+  }
+
+  // MARK: - Links stay in their directory
+
+  @Test("a link that leads out of the directory is refused, however it is spelt; links within it are followed")
+  func linksStayInTheirDirectory() throws {
+    let outside = try directory("outside", files: ["shadow": "root:$6$hash"])
+    let secrets = try directory("secrets", files: ["s__real": "inside"])
+    try FileManager.default.createDirectory(
+      at: secrets.appendingPathComponent("sub"), withIntermediateDirectories: false)
+    try write(Data("deeper".utf8), to: secrets.appendingPathComponent("sub/file"))
+    try link(secrets.appendingPathComponent("up"), to: "../outside")
+    let out = [
+      "absolute": outside.appendingPathComponent("shadow").path, "relative": "../outside/shadow",
+      "roundabout": "sub/../../outside/shadow", "through": "up/shadow", "root": "/",
+    ]
+    for (account, target) in out { try link(secrets.appendingPathComponent("s__\(account)"), to: target) }
+    try link(secrets.appendingPathComponent("s__inner"), to: "sub/file")
+    try link(secrets.appendingPathComponent("s__back"), to: "sub/../s__real")
+    let store = DeliveredCredentialStore(directory: secrets)
+
+    for account in out.keys.sorted() {
+      let refusal = error { () throws(CredentialError) in
+        try Credential(service: "s", account: account, store: store).readData()
+      }
+      #expect(refusal?.code == .unreadableSecret, "\(account)")
+      #expect(
+        refusal?.description.contains("\(secrets.path)/s__\(account) leads out of \(secrets.path)") == true,
+        "\(account): \(String(describing: refusal))")
+      #expect(refusal?.description.contains("root:$6$hash") == false)
+    }
+    #expect(try Credential(service: "s", account: "inner", store: store).read() == "deeper")
+    #expect(try Credential(service: "s", account: "back", store: store).read() == "inside")
+    #expect(
+      try store.accounts(service: "s") == [
+        "absolute", "back", "inner", "real", "relative", "root", "roundabout", "through",
+      ],
+      "listed: a read says what is wrong with those that lead out")
+  }
+
+  @Test(.enabled("another owner needs root and a mount namespace") { await RootNamespace.isAvailable() })
+  func statusWarnsOfADirectoryOthersMayChange() async throws {
+    let output = try await RootNamespace.run(
+      """
+      mkdir -m 0777 /mnt/creds && printf 'x' > /mnt/creds/s__a
+      status() { CREDENTIALS_DIRECTORY=/mnt/creds SPLINT_CREDENTIAL_STORES=systemd-credentials $splintctl secret status; }
+      status; echo "status $?"
+      chmod 0755 /mnt/creds && chown 1000:1000 /mnt/creds
+      status; echo "status $?"
+      chown 0:0 /mnt/creds
+      status; echo "status $?"
+      """, helpers: ["splintctl": Programs.helper("splintctl")])
+    let runs = output.stdout.components(separatedBy: "status 0\n")
+    #expect(runs.count == 4, "each status ran and found the store: \(output)")
+    #expect(
+      runs.first?.contains(
+        "- systemd credentials: available. Warning: /mnt/creds may be written by users other than its owner (mode 0777)"
+      )
+        == true, "\(output)")
+    #expect(runs.dropFirst().first?.contains("Warning: /mnt/creds belongs to user 1000") == true, "\(output)")
+    #expect(runs.dropFirst(2).first?.contains("Warning") == false, "root's own 0755 directory: \(output)")
   }
 
   // MARK: - Another user's files
