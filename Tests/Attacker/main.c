@@ -3,7 +3,8 @@
 // script/torture; never against the machine's own files.
 //
 //   attacker exchange A B     swap the names A and B with renameat2(RENAME_EXCHANGE) in a tight loop, until killed;
-//                             prints "swapping" once the first swap is done
+//                             prints "swapping" once the first swap is done, and "swapped N" when stopped with
+//                             SIGTERM
 //   attacker hold-lock PATH   open PATH (creating it), take flock(LOCK_EX) on it, print "holding", then sleep until
 //                             killed
 //
@@ -11,19 +12,34 @@
 
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+static volatile sig_atomic_t stopped = 0;
+
+static void stop(int signal) {
+  (void)signal;
+  stopped = 1;
+}
+
 static int exchange(const char *a, const char *b) {
+  struct sigaction action = {.sa_handler = stop};
+  sigaction(SIGTERM, &action, NULL);
   if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) != 0) {
     perror("renameat2");
     return 1;
   }
   printf("swapping\n");
   fflush(stdout);
-  for (;;) renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+  unsigned long swaps = 1;
+  while (!stopped) {
+    if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0) swaps++;
+  }
+  printf("swapped %lu\n", swaps);
+  return 0;
 }
 
 static int hold_lock(const char *path) {

@@ -5,7 +5,7 @@
 //       status 1 when anything failed or was lost
 //
 // The other modes are the child processes of the scenarios: increment, own-keys, kill-loop, burst-watch,
-// garbage-open, disk-child, write-for, converge-watch, daemon-week, c-lookups,
+// garbage-open, disk-child, write-for, converge-watch, try-writes, read-loop, daemon-week, c-lookups,
 // hold-secret, portal-cycle.
 
 import Foundation
@@ -68,6 +68,10 @@ func run(_ arguments: [String]) async throws {
     writeFor(arguments[1], arguments[2], Double(arguments[3]) ?? 0)
   case ("converge-watch", 3):
     await convergeWatch(arguments[1], arguments[2])
+  case ("try-writes", 3):
+    tryWrites(arguments[1], count: Int(arguments[2]) ?? 0)
+  case ("read-loop", 3):
+    readLoop(arguments[1], count: Int(arguments[2]) ?? 0)
   case ("daemon-week", 2):
     await daemonWeek(reads: Int(arguments[1]) ?? 0)
   case ("c-lookups", 2):
@@ -91,6 +95,7 @@ func run(_ arguments: [String]) async throws {
       ("fuzz", { await fuzzParser(seconds: quick ? 5 : 30) }),
       ("disks", { await fullAndReadOnlyDisks(scratch) }),
       ("watchers", { await manyWatchersConverge(scratch) }),
+      ("attacker", { await attackerBesideRootWriters(quick: quick) }),
       ("secrets", { await concurrentSecrets() }),
       ("keyring-killed", { await keyringKilledMidLoop() }),
       ("keyring-locked", { await lockedMidLoop() }),
