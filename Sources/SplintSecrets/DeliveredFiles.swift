@@ -96,6 +96,8 @@ enum DeliveredFiles {
   }
 
   /// The bytes of the regular file `name` in `directory`, or nil when nothing is there (a dangling link included).
+  /// A name that holds another file by the time it is opened (someone replaced it between the look and the open)
+  /// is looked at again, `tries` times in all.
   /// Links are followed only while they stay beneath `directory` (Kubernetes' `..data` and the like); one that leads
   /// out of it, absolute or through `..`, is refused. Looked up anew at every call. The returned `Data` is wiped
   /// when freed.
@@ -104,19 +106,18 @@ enum DeliveredFiles {
   ///   opened, so a FIFO never waits and a device is never opened); ``DeliveredFileError/tooLarge(path:limit:)``
   ///   past `limit` bytes; ``DeliveredFileError/refused(path:reason:)`` for a link out of the directory;
   ///   ``DeliveredFileError/system(operation:path:code:)`` when it cannot be looked up, opened or read.
-  static func read(_ name: String, in directory: String, limit: Int) throws(DeliveredFileError) -> Data? {
-    for _ in 0..<3 {
-      guard let end = try find(name, in: directory), let (_, status) = end.file else { return nil }
-      if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: end.path, kind: kind) }
-      if status.st_size > limit { throw .tooLarge(path: end.path, limit: limit) }
-      if let file = try attempt({ () throws(FileSystemError) in
-        try end.directory.open(end.name, O_RDONLY, ifSameAs: status, path: end.path)
-      }) {
-        return try readAll(file.raw, end.path, limit: limit)
-      }
+  static func read(
+    _ name: String, in directory: String, limit: Int, tries: Int = 3
+  ) throws(DeliveredFileError) -> Data? {
+    guard tries > 0 else { throw .system(operation: "open", path: directory + "/" + name, code: EAGAIN) }
+    guard let end = try find(name, in: directory), let (_, status) = end.file else { return nil }
+    if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: end.path, kind: kind) }
+    if status.st_size > limit { throw .tooLarge(path: end.path, limit: limit) }
+    let file = try attempt { () throws(FileSystemError) in
+      try end.directory.open(end.name, O_RDONLY, ifSameAs: status, path: end.path)
     }
-    // Only a name swapped three times in a row, each time between two system calls microseconds apart.
-    throw .system(operation: "open", path: directory + "/" + name, code: EAGAIN)  // coverage:ignore — a race
+    if let file { return try readAll(file.raw, end.path, limit: limit) }
+    return try read(name, in: directory, limit: limit, tries: tries - 1)  // coverage:ignore — a swap race
   }
 
   /// Where `name` leads beneath `directory`, or nil when nothing is there.

@@ -8,8 +8,8 @@ import Glibc
 import SplintSystemCalls
 import SystemPackage
 
-/// Why a file operation failed, in words that name the path.
-enum FileIOError: Error, Equatable, CustomStringConvertible {
+/// Why a file operation failed: what the error a store reports is made of.
+enum FileIOError: Error, Equatable {
   /// A system call failed.
   case system(SystemCallError)
   /// `path` is `kind`, which settings are never read from or written to.
@@ -20,8 +20,8 @@ enum FileIOError: Error, Equatable, CustomStringConvertible {
   case tooLarge(path: String, size: Int64, limit: Int)
   /// Another process held the lock file `path` for the whole of `waited`.
   case lockTimeout(path: String, waited: Duration)
-  /// A replacement of `path` could not keep its owner, as `explanation` says.
-  case ownership(path: String, explanation: String)
+  /// Writing `path` failed for `reason`: a sentence that says what to do.
+  case failed(path: String, reason: String)
 
   init(_ error: FileSystemError) {
     switch error {
@@ -30,34 +30,19 @@ enum FileIOError: Error, Equatable, CustomStringConvertible {
     case .refused(let path, let reason): self = .refused(path: path, reason: reason)
     }
   }
+}
 
-  /// The errno of a failed system call.
-  var code: Int32? {
-    guard case .system(let error) = self else { return nil }
-    return error.code
-  }
-
+extension SystemCallError {
   /// What happened, with what to do for the common cases.
-  var description: String {
-    switch self {
-    case .system(let error):
-      let remedy =
-        switch error.code {
-        case EROFS:
-          "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
-        case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
-        case EACCES, EPERM: "; permission denied: check the owner and mode of \(error.path)"
-        default: ""
-        }
-      return error.message + remedy
-    case .notRegular(let path, let kind): return "\(path) is \(kind), not a regular file"
-    case .refused(_, let reason): return reason
-    case .tooLarge(let path, let size, let limit):
-      return "\(path) holds \(size) bytes, more than the \(limit) a settings file may"
-    case .lockTimeout(let path, let waited):
-      return "another process holds its lock, \(path), and has for \(waited.formatted)"
-    case .ownership(_, let explanation): return explanation
-    }
+  var reason: String {
+    let remedy =
+      switch code {
+      case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
+      case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
+      case EACCES, EPERM: "; permission denied: check the owner and mode of \(path)"
+      default: ""
+      }
+    return message + remedy
   }
 }
 
@@ -205,36 +190,33 @@ enum FileIO {
 
   /// Opens the regular file the location's name holds now with `flags`, without following a link, waiting or
   /// acting on a device: it is first looked at through an `O_PATH` descriptor and judged (rules, kind), then
-  /// opened, and used only if that is the same file. Nil when there is none.
+  /// opened, and used only if that is the same file; if the name was swapped between the two, it looks again
+  /// (`tries` times in all). Nil when there is none.
   private static func openRegular(
-    _ location: SettingsLocation, _ flags: Int32
+    _ location: SettingsLocation, _ flags: Int32, tries: Int = 3
   ) throws(FileIOError) -> (Descriptor, stat)? {
     let (directory, name, path) = (location.end.directory, location.end.name, location.path)
-    for _ in 0..<3 {
-      let status: stat
-      do throws(FileSystemError) {
-        status = try directory.open(name, LinuxFlags.openPath | O_NOFOLLOW, path: path).status(path: path)
-      } catch .system(let error) where error.code == ENOENT {
-        return nil
-      } catch {
-        throw FileIOError(error)  // coverage:ignore — the directory's mode changed since the walk went through it
+    guard tries > 0 else { throw .failed(path: path, reason: "\(path) kept changing while it was opened; try again") }
+    let look: Descriptor
+    do throws(FileIOError) {
+      look = try attempt { () throws(FileSystemError) in
+        try directory.open(name, LinuxFlags.openPath | O_NOFOLLOW, path: path)
       }
-      var rules = location.rules
-      try attempt { () throws(FileSystemError) in
-        try rules.enter(status, at: path, in: location.end.directoryStatus, at: location.end.directoryPath)
-      }
-      if status.type == S_IFLNK {
-        throw .refused(path: path, reason: "\(path) changed while in use; try again")  // coverage:ignore — a race
-      }
-      if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
-      if let file = try attempt({ () throws(FileSystemError) in
-        try directory.open(name, flags, ifSameAs: status, path: path)
-      }) {
-        return (file, status)
-      }
+    } catch .system(let error) where error.code == ENOENT {
+      return nil
     }
-    // Only a name swapped three times in a row, each time between two system calls microseconds apart.
-    throw .refused(path: path, reason: "\(path) changed while in use; try again")  // coverage:ignore — races
+    let status = try attempt { () throws(FileSystemError) in try look.status(path: path) }
+    var rules = location.rules
+    try attempt { () throws(FileSystemError) in
+      try rules.enter(status, at: path, in: location.end.directoryStatus, at: location.end.directoryPath)
+    }
+    // A link here now (swapped in since the walk) is refused too: what the name leads to was judged by the walk.
+    if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
+    let file = try attempt { () throws(FileSystemError) in
+      try directory.open(name, flags, ifSameAs: status, path: path)
+    }
+    if let file { return (file, status) }
+    return try openRegular(location, flags, tries: tries - 1)  // coverage:ignore — swapped since the look
   }
 
   // MARK: - Writing
@@ -256,9 +238,9 @@ enum FileIO {
     let ownership = Ownership(user: file.status.st_uid, group: file.status.st_gid, mode: file.status.st_mode & 0o7777)
     let user = geteuid()
     guard user == 0 || (ownership.user == user && isMember(of: ownership.group)) else {
-      throw .ownership(
+      throw .failed(
         path: path,
-        explanation: """
+        reason: """
           \(path) belongs to user \(ownership.user) and group \(ownership.group): a write by user \(user) would \
           give it to user \(user). Write it as its owner, or as root, which keeps the owner
           """)
@@ -279,22 +261,20 @@ enum FileIO {
   private static func create(
     _ name: String, in location: SettingsLocation, _ flags: Int32, ownership: Ownership
   ) throws(FileIOError) -> Descriptor {
-    let path = location.path
+    let (directory, path) = (location.end.directory, location.path)
     let file = try attempt { () throws(FileSystemError) in
-      try location.end.directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
+      try directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
     }
-    do throws(FileIOError) {
+    var made = false
+    defer { if !made { try? directory.unlink(name, path: path) } }
+    try attempt { () throws(FileSystemError) in
       // The owner first: a change of owner clears the set-user-ID and set-group-ID bits that the mode restores.
       if ownership.user != geteuid() || ownership.group != getegid() {
-        try attempt { () throws(FileSystemError) in
-          try file.changeOwner(to: ownership.user, group: ownership.group, path: path)
-        }
+        try file.changeOwner(to: ownership.user, group: ownership.group, path: path)
       }
-      try attempt { () throws(FileSystemError) in try file.changeMode(to: ownership.mode, path: path) }
-    } catch {
-      try? location.end.directory.unlink(name, path: path)  // coverage:ignore — fchown and fchmod of a new file
-      throw error  // coverage:ignore — fchown and fchmod of a new file do not fail once the checks passed
+      try file.changeMode(to: ownership.mode, path: path)
     }
+    made = true
     return file
   }
 
@@ -403,9 +383,6 @@ enum FileIO {
     let status = try attempt { () throws(FileSystemError) in
       try directory.open(name, LinuxFlags.openPath | O_NOFOLLOW, path: path).status(path: path)
     }
-    guard status.type != S_IFLNK else {
-      throw .refused(path: path, reason: "the lock file \(path) is a symbolic link. Remove it")
-    }
     if let kind = FileKind(mode: status.st_mode) { throw .notRegular(path: path, kind: kind) }
     guard status.st_nlink == 1 else {
       throw .refused(
@@ -437,8 +414,8 @@ enum FileIO {
   ) throws(FileIOError) {
     var pause = Duration.milliseconds(1)
     while true {
-      do throws(FileSystemError) {
-        try lock.lock(LOCK_EX | LOCK_NB, path: path)
+      do throws(FileIOError) {
+        try attempt { () throws(FileSystemError) in try lock.lock(LOCK_EX | LOCK_NB, path: path) }
         return
       } catch .system(let error) where error.code == EWOULDBLOCK {
         let now = ContinuousClock.now
@@ -446,8 +423,6 @@ enum FileIO {
         let nap = min(pause, deadline - now)
         usleep(UInt32(nap.components.seconds * 1_000_000 + nap.components.attoseconds / 1_000_000_000_000))
         pause = min(pause * 2, .milliseconds(50))
-      } catch {
-        throw FileIOError(error)  // coverage:ignore — flock fails only with EWOULDBLOCK on a regular file
       }
     }
   }

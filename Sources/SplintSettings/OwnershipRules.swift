@@ -83,7 +83,7 @@ struct OwnershipRules: PathRules {
     do throws(FileSystemError) {
       try directory.makeDirectory(name, mode: 0o700, path: path)
     } catch .system(let error) where error.code == EEXIST {
-      return true  // made meanwhile by another thread or process: the walk looks at it as at any other
+      return true  // coverage:ignore — made by another process since the look; the walk judges it as any other
     }
     // Root gives what it makes in another user's directory to that user: this directory, if it is still the empty
     // one just made (someone who may change names here could have put another in its place).

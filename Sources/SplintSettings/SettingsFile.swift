@@ -467,7 +467,8 @@ final class SettingsFile: WatchedFile {
     case .refused(_, let reason): .unsafePath(url, reason: reason)
     case .tooLarge(_, let size, let limit): .fileTooLarge(url, size: size, limit: limit)
     case .lockTimeout(let path, let waited): .lockTimeout(url, lockFile: URL(fileURLWithPath: path), waited: waited)
-    case .system, .ownership: otherwise(url, error.description)
+    case .system(let error): otherwise(url, error.reason)
+    case .failed(_, let reason): otherwise(url, reason)
     }
   }
 

@@ -4,9 +4,9 @@
 
 /// What a path names when it is not a regular file.
 package enum FileKind: Sendable, Equatable, CustomStringConvertible {
-  case directory, fifo, socket, characterDevice, blockDevice
+  case directory, fifo, socket, characterDevice, blockDevice, symbolicLink
 
-  /// The kind of file `mode` (from stat) describes, or nil for a regular file.
+  /// The kind of file `mode` (from stat or lstat) describes, or nil for a regular file.
   package init?(mode: mode_t) {
     switch mode & S_IFMT {
     case S_IFREG: return nil
@@ -14,7 +14,8 @@ package enum FileKind: Sendable, Equatable, CustomStringConvertible {
     case S_IFIFO: self = .fifo
     case S_IFSOCK: self = .socket
     case S_IFBLK: self = .blockDevice
-    default: self = .characterDevice  // S_IFCHR: stat follows links, so nothing else is left
+    case S_IFLNK: self = .symbolicLink
+    default: self = .characterDevice  // S_IFCHR: nothing else is left
     }
   }
 
@@ -25,6 +26,7 @@ package enum FileKind: Sendable, Equatable, CustomStringConvertible {
     case .socket: "a socket"
     case .characterDevice: "a character device"
     case .blockDevice: "a block device"
+    case .symbolicLink: "a symbolic link"
     }
   }
 }

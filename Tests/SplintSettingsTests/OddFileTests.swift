@@ -28,7 +28,7 @@ import Testing
     "every kind of file stat reports is named, and only a regular file is one",
     arguments: [
       (S_IFREG, nil), (S_IFDIR, "a directory"), (S_IFIFO, "a FIFO (named pipe)"), (S_IFSOCK, "a socket"),
-      (S_IFCHR, "a character device"), (S_IFBLK, "a block device"),
+      (S_IFCHR, "a character device"), (S_IFBLK, "a block device"), (S_IFLNK, "a symbolic link"),
     ] as [(mode_t, String?)])
   func kinds(mode: mode_t, name: String?) {
     #expect(FileKind(mode: mode | 0o644)?.description == name)
@@ -136,9 +136,9 @@ import Testing
     let lock = store.fileURL.path + ".lock"
     #expect(unlink(lock) == 0)
     #expect(symlink(scratch.url("elsewhere").path, lock) == 0)
-    #expect(
-      throws: SettingsError.unsafePath(store.fileURL, reason: "the lock file \(lock) is a symbolic link. Remove it")
-    ) { try store.set(.int(2), forKey: "a") }
+    #expect(throws: SettingsError.notARegularFile(store.fileURL, kind: "a symbolic link (\(lock))")) {
+      try store.set(.int(2), forKey: "a")
+    }
     #expect(type(of: scratch.url("elsewhere").path) == nil)
     #expect(unlink(lock) == 0)
     #expect(mkfifo(lock, 0o600) == 0)
