@@ -22,8 +22,9 @@ import SplintSystemCalls
 /// Each credential's file is named by ``fileName(service:account:)``, unless the store is given a name of your own
 /// for it (`fileNames:`), such as the key of an existing Kubernetes Secret.
 ///
-/// Every read opens the file anew, following symbolic links, and keeps nothing: a secret rotated by the kubelet or
-/// an agent is read at once, and no secret stays in the store. The bytes are returned exactly as they are in the
+/// Every read opens the file anew and keeps nothing: a secret rotated by the kubelet or an agent is read at once, and
+/// no secret stays in the store. Symbolic links are followed only while they stay in the directory (Kubernetes'
+/// `..data`); one that leads out of it is refused with ``CredentialError/unreadableSecret(_:)``. The bytes are returned exactly as they are in the
 /// file, a trailing newline included, in a `Data` that is wiped from memory when its last copy goes. A file
 /// that is not a regular file (a FIFO, a directory, a socket, a device) or that is larger than 1 MiB is refused with
 /// ``CredentialError/unreadableSecret(_:)`` without waiting or reading it; a missing file is no secret (nil); a
@@ -228,11 +229,12 @@ public final class DeliveredCredentialStore: CredentialStore {
 
   /// The bytes of the credential's file, exactly, or nil when there is no such file (or only a dangling link).
   ///
-  /// The file's path is resolved at every read, following links, and the secret is not cached.
+  /// The file's path is resolved at every read, following links that stay in the directory, and the secret is not
+  /// cached.
   ///
   /// - Throws: ``CredentialError/storeUnavailable(store:reason:)`` when the directory is missing (or for
   ///   ``systemd``, `$CREDENTIALS_DIRECTORY` is unset); ``CredentialError/unreadableSecret(_:)`` when the file is
-  ///   not a regular file, is larger than 1 MiB, or this process may not read it.
+  ///   not a regular file, is larger than 1 MiB, leads out of the directory, or this process may not read it.
   public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
     let directory = try directory()
     let secret: Data?
