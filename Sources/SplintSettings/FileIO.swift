@@ -349,24 +349,29 @@ enum FileIO {
     let directory = location.end.directory
     let lockOwner = Ownership(user: owner.user, group: owner.group, mode: 0o600)
     let deadline = ContinuousClock.now + timeout
-    while true {
+    func acquire() throws(FileIOError) -> (descriptor: Descriptor, status: stat) {
       let lock = try openLock(name, in: location, owner: lockOwner)
       try wait(for: lock.descriptor, path: path, until: deadline, timeout: timeout)
-      // Locked. The name may hold another file by now: a replacement, or a lock removed by hand. Lock that instead.
-      guard let now = try? directory.status(of: name, path: path), now.isSameFile(as: lock.status) else { continue }
-      if lock.status.st_uid != owner.user, geteuid() == 0 {
-        // Root's own lock in another user's directory: that user could not open it. Put one of theirs in its place.
-        let temporary = temporaryName(for: name)
-        let replacement = try create(temporary, in: location, O_RDWR, ownership: lockOwner)
-        try attempt { () throws(FileSystemError) in
-          try replacement.lock(LOCK_EX | LOCK_NB, path: path)
-          try directory.rename(temporary, to: name, path: path)
-        }
-        // The old one stays locked until the body is done: a process waiting on it finds the new one after.
-        return try withExtendedLifetime((lock.descriptor, replacement)) { () throws(FileIOError) in try body() }
-      }
-      return try withExtendedLifetime(lock.descriptor) { () throws(FileIOError) in try body() }
+      return lock
     }
+    func isCurrent(_ lock: (descriptor: Descriptor, status: stat)) -> Bool {
+      (try? directory.status(of: name, path: path))?.isSameFile(as: lock.status) == true
+    }
+    var lock = try acquire()
+    // Locked. The name may hold another file by now (a replacement, a lock removed by hand): lock that one instead.
+    while !isCurrent(lock) { lock = try acquire() }  // coverage:ignore — only when replaced while this one waited
+    if lock.status.st_uid != owner.user, geteuid() == 0 {
+      // Root's own lock in another user's directory: that user could not open it. Put one of theirs in its place.
+      let temporary = temporaryName(for: name)
+      let replacement = try create(temporary, in: location, O_RDWR, ownership: lockOwner)
+      try attempt { () throws(FileSystemError) in
+        _ = try replacement.lockIfFree(LOCK_EX, path: path)  // no one else knows it yet
+        try directory.rename(temporary, to: name, path: path)
+      }
+      // The old one stays locked until the body is done: a process waiting on it finds the new one after.
+      return try withExtendedLifetime((lock.descriptor, replacement)) { () throws(FileIOError) in try body() }
+    }
+    return try withExtendedLifetime(lock.descriptor) { () throws(FileIOError) in try body() }
   }
 
   /// The lock file `name` beside the settings file, opened for locking: made if missing, otherwise checked.
@@ -413,17 +418,12 @@ enum FileIO {
     for lock: Descriptor, path: String, until deadline: ContinuousClock.Instant, timeout: Duration
   ) throws(FileIOError) {
     var pause = Duration.milliseconds(1)
-    while true {
-      do throws(FileIOError) {
-        try attempt { () throws(FileSystemError) in try lock.lock(LOCK_EX | LOCK_NB, path: path) }
-        return
-      } catch .system(let error) where error.code == EWOULDBLOCK {
-        let now = ContinuousClock.now
-        guard now < deadline else { throw .lockTimeout(path: path, waited: timeout) }
-        let nap = min(pause, deadline - now)
-        usleep(UInt32(nap.components.seconds * 1_000_000 + nap.components.attoseconds / 1_000_000_000_000))
-        pause = min(pause * 2, .milliseconds(50))
-      }
+    while try !attempt({ () throws(FileSystemError) in try lock.lockIfFree(LOCK_EX, path: path) }) {
+      let now = ContinuousClock.now
+      guard now < deadline else { throw .lockTimeout(path: path, waited: timeout) }
+      let nap = min(pause, deadline - now)
+      usleep(UInt32(nap.components.seconds * 1_000_000 + nap.components.attoseconds / 1_000_000_000_000))
+      pause = min(pause * 2, .milliseconds(50))
     }
   }
 

@@ -183,9 +183,16 @@ package final class Descriptor: Sendable {
     throw .system(SystemCallError(operation, path, errno))
   }
 
-  /// Takes `operation` (`LOCK_EX | LOCK_NB`, …) on the open file.
-  package func lock(_ operation: Int32, path: String) throws(FileSystemError) {
-    try Self.call("lock", path) { flock(raw, operation) }
+  /// Takes `operation` (`LOCK_EX`, `LOCK_SH`) on the open file if no one holds a lock in its way, without waiting.
+  ///
+  /// - Returns: False when another open file description holds a lock in the way.
+  package func lockIfFree(_ operation: Int32, path: String) throws(FileSystemError) -> Bool {
+    do throws(FileSystemError) {
+      try Self.call("lock", path) { flock(raw, operation | LOCK_NB) }
+      return true
+    } catch .system(let error) where error.code == EWOULDBLOCK {
+      return false
+    }
   }
 }
 
