@@ -61,7 +61,7 @@ public final class SettingsStore: Sendable {
     }
   }
 
-  /// The settings file of `suite`, as ``init(suite:migrations:)`` finds it.
+  /// The settings file of `suite`, as ``init(suite:migrations:options:)`` finds it.
   ///
   /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
   public static func fileURL(forSuite suite: String) throws(SettingsError) -> URL {
