@@ -46,14 +46,6 @@ extension SystemCallError {
   }
 }
 
-extension Duration {
-  /// "5 seconds", "0.3 seconds".
-  var formatted: String {
-    let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-    return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
-  }
-}
-
 /// Who a settings file belongs to, and its permissions: what a replacement must have too.
 struct Ownership: Equatable, Sendable {
   let user: uid_t

@@ -309,8 +309,16 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .lockTimeout(let url, let lockFile, let waited):
       return """
         Could not write the settings file \(url.path): another process holds its lock, \(lockFile.path), and has \
-        for \(waited.formatted). Nothing was written. Find it with `fuser -v \(lockFile.path)`, or try again later.
+        for \(waited.secondsText). Nothing was written. Find it with `fuser -v \(lockFile.path)`, or try again later.
         """
     }
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, as a sentence says it: "5 seconds", "0.3 seconds".
+  fileprivate var secondsText: String {
+    let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+    return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
   }
 }
