@@ -20,7 +20,7 @@ enum FileIOError: Error, Equatable {
   case tooLarge(path: String, size: Int64, limit: Int)
   /// Another process held the lock file `path` for the whole of `waited`.
   case lockTimeout(path: String, waited: Duration)
-  /// Writing `path` failed for `reason`: a sentence that says what to do.
+  /// `path` could not be used, for `reason`: a sentence that says what to do.
   case failed(path: String, reason: String)
 
   init(_ error: FileSystemError) {
@@ -465,18 +465,12 @@ enum FileIO {
     return names
   }
 
-  /// One name for the file at `path` however it is reached (symlinks, `..`): the real path of the file, or of its
-  /// directory when the file does not exist yet. Only for telling two paths of one file apart in this process.
+  /// One name for the file at `path` however it is reached, for telling two paths of one file apart in this process:
+  /// where the path leads under `OwnershipRules` (the file, or where it would be made), or the path itself when the
+  /// rules refuse it or it leads nowhere yet. A path that another user steers is never taken for one that leads to
+  /// the same file without them.
   static func canonicalPath(_ path: String) -> String {
-    if let real = realPath(path) { return real }
-    guard let realDirectory = realPath(directory(of: path)) else { return path }
-    return FilePath(realDirectory).pushing(FilePath(name(of: path))).string
-  }
-
-  private static func realPath(_ path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
+    (try? locate(path))?.path ?? path
   }
 
   /// The user's home directory: `$HOME`, or the password database's entry when HOME is unset or empty.

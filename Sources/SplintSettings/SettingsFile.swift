@@ -29,6 +29,8 @@ final class SettingsFile: WatchedFile {
   let path: String
   /// Whether writes are made durable with fsync (always, but for the benchmark that measures what that costs).
   let syncsToDisk: Bool
+  /// What the instance is registered under (see ``shared(for:syncsToDisk:asSystemLayer:options:)``).
+  private let key: String
   /// The largest file read, in bytes: the largest any store on this file allows (see `SettingsStore.Options`).
   private let maximumFileSize = Atomic<Int>(0)
   /// How long a write waits for the lock, in nanoseconds: the longest any store on this file allows.
@@ -123,8 +125,10 @@ final class SettingsFile: WatchedFile {
 
   private static let registry = Mutex<[String: WeakFile]>([:])
 
-  /// The instance for the file at `url`, made on first use. Paths that name the same file (through a symlink, a
-  /// `..`) share one instance.
+  /// The instance for the file at `url`, made on first use. Paths that lead to the same file under
+  /// `OwnershipRules` (through a symlink, a `..`) share one instance; a path the rules refuse (say, another user's
+  /// link to a file that is not theirs) has one of its own, so that it never shares what a trusted path to that file
+  /// reads and writes.
   ///
   /// - Parameters:
   ///   - syncsToDisk: For a file made here; an instance that exists already keeps its own.
@@ -137,7 +141,7 @@ final class SettingsFile: WatchedFile {
     let key = FileIO.canonicalPath(path)
     let file = registry.withLock { registry in
       if let file = registry[key]?.file { return file }
-      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), syncsToDisk: syncsToDisk)
+      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), key: key, syncsToDisk: syncsToDisk)
       registry[key] = WeakFile(file: file)
       return file
     }
@@ -152,9 +156,10 @@ final class SettingsFile: WatchedFile {
   private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
-  private init(path: String, url: URL, syncsToDisk: Bool) {
+  private init(path: String, url: URL, key: String, syncsToDisk: Bool) {
     self.path = path
     self.url = url
+    self.key = key
     self.syncsToDisk = syncsToDisk
     io = Mutex(IOState())
     shared = Mutex(Shared())
@@ -223,7 +228,6 @@ final class SettingsFile: WatchedFile {
   deinit {
     // A file never watched leaves the watcher unmade: asking it to unwatch would start it.
     if watched.load(ordering: .acquiring) { SettingsWatcher.shared.unwatch(ObjectIdentifier(self)) }
-    let key = FileIO.canonicalPath(path)
     Self.registry.withLock { registry in
       if registry[key]?.file == nil { registry[key] = nil }
     }

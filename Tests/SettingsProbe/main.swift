@@ -27,6 +27,9 @@
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
 //   SettingsProbe values FILE                    print the file's problem (or "none"), then its settings as one JSON
 //                                                object, as a program reads them
+//   SettingsProbe beside FIRST SECOND KEY        open a store on FIRST and read it, then one on SECOND (which may name
+//                                                the same file another way); print SECOND's problem (or "none"), its
+//                                                settings as one JSON object, and how a write of KEY to it ended
 //   SettingsProbe try-writes FILE KEY COUNT      COUNT writes of KEY (0, 1, …), going on after a failed one; prints
 //                                                `written N failed M`, then each distinct failure once, `error …`
 //   SettingsProbe layers FILE                    print the user's file, then each system file, one a line
@@ -160,6 +163,19 @@ struct SettingsProbe {
       let settings = store(arguments[1])
       print(settings.fileError.map(\.description) ?? "none")
       print(JSONValue.object(settings.values).description)
+    case ("beside", 4):
+      let first = store(arguments[1])
+      _ = first.values
+      let second = store(arguments[2])
+      print(second.fileError.map(\.description) ?? "none")
+      print(JSONValue.object(second.values).description)
+      do {
+        try second.set(.string("written"), forKey: arguments[3])
+        print("written")
+      } catch {
+        print("error \(error)")
+      }
+      _ = first
     case ("try-writes", 4):
       let settings = store(arguments[1])
       var written = 0

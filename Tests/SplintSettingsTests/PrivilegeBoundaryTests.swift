@@ -75,6 +75,22 @@ struct PrivilegeBoundaryTests {
       ], "\(output)")
   }
 
+  @Test("one root process with root's own store open: a user's link to that file gets no share of it")
+  func aUsersLinkSharesNothingWithRootsOwnStore() async throws {
+    let output = try await attack(
+      """
+      ln -s /mnt/root/victim.json $app/settings.json && chown -h 1000:1000 $app/settings.json
+      $probe beside /mnt/root/victim.json $app/settings.json secret | sed 's/used: .*/used: /'
+      root_files
+      """)
+    #expect(
+      Array(output.lines.prefix(3)) == [
+        "The settings file \(Self.app)/settings.json is not used: ", "{}",
+        "error The settings file \(Self.app)/settings.json is not used: ",
+      ], "\(output)")
+    #expect(Array(output.lines.suffix(2)) == untouched, "\(output)")
+  }
+
   @Test("a link to a name that does not exist in root's tree: root creates nothing there, file or directory")
   func linkToANewRootName() async throws {
     let output = try await attack(
