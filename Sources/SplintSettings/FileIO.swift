@@ -366,11 +366,13 @@ enum FileIO {
     return try withExtendedLifetime(lock.descriptor) { () throws(FileIOError) in try body() }
   }
 
-  /// The lock file `name` beside the settings file, opened for locking: made if missing, otherwise checked.
+  /// The lock file `name` beside the settings file, opened for locking: made if missing, otherwise looked at, checked,
+  /// and opened only if it is still the file looked at (looked at again otherwise, `tries` times in all).
   private static func openLock(
-    _ name: String, in location: SettingsLocation, owner: Ownership
+    _ name: String, in location: SettingsLocation, owner: Ownership, tries: Int = 3
   ) throws(FileIOError) -> (descriptor: Descriptor, status: stat) {
     let (directory, path) = (location.end.directory, location.path + ".lock")
+    guard tries > 0 else { throw .failed(path: path, reason: "\(path) kept changing while it was opened; try again") }
     do throws(FileIOError) {
       let made = try create(name, in: location, O_RDWR, ownership: owner)
       return (made, try attempt { () throws(FileSystemError) in try made.status(path: path) })
@@ -399,9 +401,10 @@ enum FileIO {
           """)
     }
     let lock = try attempt { () throws(FileSystemError) in
-      try directory.open(name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, path: path)
+      try directory.open(name, O_RDWR, ifSameAs: status, path: path)
     }
-    return (lock, status)
+    if let lock { return (lock, status) }
+    return try openLock(name, in: location, owner: owner, tries: tries - 1)  // coverage:ignore — swapped since the look
   }
 
   /// Takes an exclusive lock on `lock`, trying again with a growing pause (1 ms, doubling, at most 50 ms) while
