@@ -21,7 +21,7 @@
 
   /// The values `watch` hands its handler, until `last` holds for one or `seconds` pass.
   func watched<Value: Sendable>(
-    within seconds: Double = 10, until last: @escaping @Sendable (Value) -> Bool,
+    within seconds: Double = 30, until last: @escaping @Sendable (Value) -> Bool,
     _ watch: @escaping @Sendable (@Sendable (Value) -> Bool) async throws -> Void
   ) async throws -> [Value] {
     let seen = Shared<[Value]>([])
@@ -41,7 +41,7 @@
 
   /// The first `count` elements of `stream`, or fewer when `seconds` pass first.
   func take<Element: Sendable>(
-    _ count: Int, from stream: AsyncStream<Element>, within seconds: Double = 10
+    _ count: Int, from stream: AsyncStream<Element>, within seconds: Double = 30
   ) async
     -> [Element]
   {

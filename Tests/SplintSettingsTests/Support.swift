@@ -22,7 +22,7 @@ extension SettingsStore {
 
 /// The elements `stream` yields until one satisfies `last`, or those it yielded before `seconds` passed.
 func collect<Element: Sendable>(
-  _ stream: AsyncStream<Element>, within seconds: Double = 10, until last: @escaping @Sendable (Element) -> Bool
+  _ stream: AsyncStream<Element>, within seconds: Double = 30, until last: @escaping @Sendable (Element) -> Bool
 ) async -> [Element] {
   let seen = Shared<[Element]>([])
   await withTaskGroup(of: Void.self) { group in
@@ -41,7 +41,7 @@ func collect<Element: Sendable>(
 
 /// The first `count` elements of `stream`, or fewer when `seconds` pass first.
 func take<Element: Sendable>(
-  _ count: Int, from stream: AsyncStream<Element>, within seconds: Double = 10
+  _ count: Int, from stream: AsyncStream<Element>, within seconds: Double = 30
 ) async
   -> [Element]
 {

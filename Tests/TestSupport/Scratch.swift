@@ -23,8 +23,9 @@ public final class Scratch: Sendable {
 
 /// Waits until `condition` holds, checking every few milliseconds, for at most `seconds`. This bounds a wait for
 /// something asynchronous (another process's write, an inotify event); it is not a speed check, which is the
-/// benchmark's job. Returns whether the condition came to hold.
-public func eventually(within seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+/// benchmark's job. Returns whether the condition came to hold. The default is generous because the whole suite, some
+/// 400 tests started at once on two cores, has held every task of the test process up for over 15 seconds.
+public func eventually(within seconds: Double = 30, _ condition: () async -> Bool) async -> Bool {
   let deadline = Date().addingTimeInterval(seconds)
   while await !condition() {
     if Date() > deadline { return false }
