@@ -18,7 +18,9 @@
 ///   up on this machine) is passed over. The chain fails closed: when no store has the secret and one could not be
 ///   reached, the read fails with that store's error, or, when several could not, one that names each and why.
 /// - ``saveSecret(_:contentType:for:)`` and ``deleteSecret(for:)`` go to the first store that can write
-///   (``CredentialStore/isWritable``); stores of delivered secrets are never written.
+///   (``CredentialStore/isWritable``); stores of delivered secrets are never written. When a read-only store before
+///   it holds the credential, they fail with ``CredentialError/readOnly(store:remedy:)`` naming that store: every
+///   read takes its secret first, so a secret saved (or deleted) further down would never be seen.
 /// - ``accounts(service:)`` lists the accounts of every store, merged.
 public final class ChainedCredentialStore: CredentialStore, InterruptibleCredentialStore {
   /// The stores, in the order they are asked.
@@ -70,16 +72,26 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     return try walk.end()
   }
 
-  /// Saves in the first store that can write.
+  /// Saves in the first store that can write, unless a read-only store before it holds the credential.
   public func saveSecret(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) throws(CredentialError) {
-    try writableStore().saveSecret(secret, contentType: contentType, for: credential)
+    let store = try writableStore()
+    for earlier in readOnlyStores(before: store) {
+      try refuseShadowing(
+        Result { () throws(CredentialError) in try earlier.readSecret(for: credential) }, earlier, store)
+    }
+    try store.saveSecret(secret, contentType: contentType, for: credential)
   }
 
-  /// Deletes from the first store that can write.
+  /// Deletes from the first store that can write, unless a read-only store before it holds the credential.
   public func deleteSecret(for credential: Credential) throws(CredentialError) {
-    try writableStore().deleteSecret(for: credential)
+    let store = try writableStore()
+    for earlier in readOnlyStores(before: store) {
+      try refuseShadowing(
+        Result { () throws(CredentialError) in try earlier.readSecret(for: credential) }, earlier, store)
+    }
+    try store.deleteSecret(for: credential)
   }
 
   /// The accounts of every store under `service`, merged, sorted, without duplicates.
@@ -123,7 +135,8 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
-    try await Self.interruptibly(try writableStore()) { (store) async throws(CredentialError) in
+    try await Self.interruptibly(try writableStoreInterruptibly(for: credential)) {
+      (store) async throws(CredentialError) in
       try await store.saveSecretInterruptibly(secret, contentType: contentType, for: credential)
     } orBlocking: { (store) throws(CredentialError) in
       try store.saveSecret(secret, contentType: contentType, for: credential)
@@ -131,11 +144,31 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   }
 
   func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
-    try await Self.interruptibly(try writableStore()) { (store) async throws(CredentialError) in
+    try await Self.interruptibly(try writableStoreInterruptibly(for: credential)) {
+      (store) async throws(CredentialError) in
       try await store.deleteSecretInterruptibly(for: credential)
     } orBlocking: { (store) throws(CredentialError) in
       try store.deleteSecret(for: credential)
     }.get()
+  }
+
+  /// ``writableStore()``, once no read-only store before it holds `credential`, each asked as ``interruptibly``
+  /// asks.
+  private func writableStoreInterruptibly(
+    for credential: Credential
+  ) async throws(CredentialError)
+    -> any CredentialStore
+  {
+    let store = try writableStore()
+    for earlier in readOnlyStores(before: store) {
+      let outcome = await Self.interruptibly(earlier) { (earlier) async throws(CredentialError) in
+        try await earlier.readSecretInterruptibly(for: credential)
+      } orBlocking: { (earlier) throws(CredentialError) in
+        try earlier.readSecret(for: credential)
+      }
+      try refuseShadowing(outcome, earlier, store)
+    }
+    return store
   }
 
   func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
@@ -162,6 +195,34 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
         remedy: "Add a store that can write to the chain, such as the Secret Service, or save with that store.")
     }
     return store
+  }
+
+  /// The stores every read asks before `writable`, which writes cannot change.
+  private func readOnlyStores(before writable: any CredentialStore) -> some Sequence<any CredentialStore> {
+    stores.lazy.prefix { $0 !== writable }
+  }
+
+  /// Refuses a write to `writable` when `earlier`, a read-only store every read asks first, holds the secret
+  /// (`outcome` of reading it there): the write would never be seen. A store that cannot be reached holds nothing
+  /// here; another failure is thrown, as a read would throw it.
+  private func refuseShadowing(
+    _ outcome: Result<Data?, CredentialError>, _ earlier: any CredentialStore, _ writable: any CredentialStore
+  ) throws(CredentialError) {
+    switch outcome {
+    case .success(nil): return
+    case .failure(let error) where error.isUnavailability: return
+    case .failure(let error): throw error
+    case .success: break
+    }
+    var remedy = "Change it where it is delivered."
+    if case .readOnly(_, let own)? = (earlier as? DeliveredCredentialStore)?.readOnly.situation { remedy = own }
+    throw .readOnly(
+      store: earlier.name,
+      remedy: """
+        \(remedy) Every read takes it from \(earlier.name) first, so a change in \(writable.name) would never be \
+        seen. To change \(writable.name) anyway, on purpose, use that store alone (splintctl's `--store NAME`, or \
+        a Credential whose store it is).
+        """)
   }
 
   /// One call of `store`: interruptibly when it can be interrupted, else on a thread of its own.

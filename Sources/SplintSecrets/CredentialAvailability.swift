@@ -17,10 +17,11 @@ public enum CredentialAvailability: Sendable, Hashable, CustomStringConvertible 
   /// True for ``available``.
   public var isAvailable: Bool { self == .available }
 
-  /// The situation in a sentence, with the remedy when something is missing.
+  /// The situation in a sentence, with the remedy when something is missing. (``available`` does not name the store;
+  /// `splintctl secret status` names the one that answers.)
   public var description: String {
     switch self {
-    case .available: "The Secret Service is running and its default keyring is unlocked."
+    case .available: "The store answers: credentials can be read now."
     case .unavailable(let reason): reason.description
     }
   }

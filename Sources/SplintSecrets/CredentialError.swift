@@ -201,16 +201,20 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .noSessionBus:
       return """
         No D-Bus session bus is reachable, so the Secret Service cannot be reached \
-        (DBUS_SESSION_BUS_ADDRESS is unset or points nowhere, as over SSH or in a container). \
-        Run the program inside a desktop session, or give it a session bus of its own: \
-        `dbus-run-session -- <command>`.
+        (DBUS_SESSION_BUS_ADDRESS is unset or points nowhere, as over SSH, on a server or in a container). \
+        On a desktop, run the program inside the desktop session. Elsewhere, hand it its secrets: as systemd \
+        credentials (LoadCredential=), as files in /run/secrets, or in the kernel keyring, with \
+        SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under `splintctl sandbox`. \
+        The SecretsForDaemons guide has the steps.
         """
     case .serviceUnavailable:
       return """
         No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets), or it stopped \
-        in the middle of the call. Install and start one, for example gnome-keyring: `sudo apt-get install gnome-keyring`, then log in to \
-        a desktop session or run `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`. \
-        KeePassXC and KWallet can provide the Secret Service too.
+        in the middle of the call. On a desktop, install one and log in again: gnome-keyring \
+        (`sudo apt-get install gnome-keyring`), KeePassXC or KWallet. On a server or in a container, hand the \
+        program its secrets instead: as systemd credentials (LoadCredential=), as files in /run/secrets, or in the \
+        kernel keyring, with SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under \
+        `splintctl sandbox`. The SecretsForDaemons guide has the steps.
         """
     case .noDefaultCollection:
       return """

@@ -365,7 +365,7 @@ public final class DeliveredCredentialStore: CredentialStore {
     return .unreadableSecret(reason)
   }
 
-  private var readOnly: CredentialError {
+  var readOnly: CredentialError {
     let remedy =
       switch source {
       case .systemd:

@@ -190,12 +190,7 @@ struct SecretCommand: ParsableCommand {
       }
       let availability = chain.availability()
       let stores = chain.stores.map { ($0, $0.availability()) }
-      // Inside a sandbox, the store that answers is the Secret portal: say so, rather than the Secret Service.
-      if let (answering, _) = stores.first(where: { $0.1.isAvailable }), answering is SecretPortalStore {
-        Output.line("Flatpak sandbox: secrets kept through the Secret portal.")
-      } else {
-        Output.line(availability.description)
-      }
+      Output.line(Self.headline(answering: stores.first { $0.1.isAvailable }?.0, availability))
       Output.line("Stores, in the order they are asked:")
       for (store, availability) in stores {
         switch availability {
@@ -207,6 +202,16 @@ struct SecretCommand: ParsableCommand {
         }
       }
       if !availability.isAvailable { throw ExitStatus.unavailable }
+    }
+
+    /// The first line: the store that answers first, by name, or why none does.
+    static func headline(answering: (any CredentialStore)?, _ availability: CredentialAvailability) -> String {
+      switch answering {
+      case nil: availability.description
+      case is SecretPortalStore: "Flatpak sandbox: secrets kept through the Secret portal."
+      case is SecretServiceStore: "The Secret Service answers, and its default keyring is unlocked."
+      case let store?: "Secrets are read from \(store.name) first: it answers."
+      }
     }
   }
 

@@ -79,13 +79,40 @@ import Testing
     let delivered = ReadOnlyStore(["alice": Data("delivered".utf8)])
     let chain = ChainedCredentialStore([delivered, first, second])
     #expect(chain.isWritable)
-    try credential("alice", in: chain).save("saved")
-    #expect(try credential("alice", in: first).read() == "saved")
-    #expect(try credential("alice", in: second).read() == nil)
-    #expect(try credential("alice", in: chain).read() == "delivered", "the delivered secret comes first")
-    try credential("alice", in: chain).delete()
-    #expect(try credential("alice", in: first).read() == nil)
+    try credential("bob", in: chain).save("saved")
+    #expect(try credential("bob", in: first).read() == "saved")
+    #expect(try credential("bob", in: second).read() == nil)
+    try credential("bob", in: chain).delete()
+    #expect(try credential("bob", in: first).read() == nil)
     #expect(try Credential.accounts(service: "svc", store: chain) == ["alice"])
+  }
+
+  @Test("a save or delete that a read-only store's secret would shadow fails with readOnly, naming that store")
+  func shadowedWritesAreRefused() async throws {
+    let chain = ChainedCredentialStore([ReadOnlyStore(["alice": Data("delivered".utf8)]), first])
+    let refused = try #require(throws: CredentialError.self) { try credential("alice", in: chain).save("rotated") }
+    #expect(refused.code == .readOnly)
+    #expect(refused.description.hasPrefix("read-only delivers its secrets read-only"))
+    #expect(
+      refused.description.contains(
+        "Every read takes it from read-only first, so a change in InMemoryCredentialStore would never be seen"))
+    #expect(throws: refused) { try credential("alice", in: chain).delete() }
+    await #expect(throws: refused) { try await credential("alice", in: chain).save("rotated") }
+    await #expect(throws: refused) { try await credential("alice", in: chain).delete() }
+    #expect(try await credential("alice", in: first).read() == nil, "nothing was written where no read would see it")
+    #expect(try await credential("alice", in: chain).read() == "delivered")
+
+    // A read-only store that cannot be reached holds nothing here; one that fails otherwise stops the write, as a
+    // read through the chain would stop there.
+    let unreachable = ChainedCredentialStore([ReadOnlyStore(failure: .serviceUnavailable), first])
+    #expect(throws: Never.self) { try credential("alice", in: unreachable).save("saved") }
+    #expect(try await credential("alice", in: first).read() == "saved")
+    try await credential("alice", in: unreachable).save("saved again")
+    #expect(try await credential("alice", in: first).read() == "saved again")
+    let locked = ChainedCredentialStore([ReadOnlyStore(failure: .locked), first])
+    #expect(throws: CredentialError.locked) { try credential("alice", in: locked).delete() }
+    await #expect(throws: CredentialError.locked) { try await credential("alice", in: locked).delete() }
+    #expect(try await credential("alice", in: first).read() == "saved again")
   }
 
   @Test("a chain of read-only stores refuses writes, naming itself")

@@ -28,7 +28,7 @@ struct SandboxCommandTests {
       environment: environment)
     #expect(output.status == 0, "\(output)")
     let lines = output.lines
-    #expect(lines.first == "The Secret Service is running and its default keyring is unlocked.")
+    #expect(lines.first == "The Secret Service answers, and its default keyring is unlocked.")
     #expect(lines.contains("token"))
     #expect(lines.contains("display=none password=none"))
     let paths = try #require(lines.first { $0.hasPrefix("config=") })
