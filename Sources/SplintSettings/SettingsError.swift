@@ -128,9 +128,11 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     }
   }
 
-  /// The settings file is not a JSON object. The last good content stays in use, and the next write keeps the bad
-  /// file beside the new one as `settings.json.corrupt-<UTC time>`. For a store's system file (which is never
-  /// written) the error has this code too, and a description that says so.
+  /// The settings file is not a JSON object. Settings keep what the process last read from it (or read their
+  /// defaults, if it read none), and every write to it fails with this error, so that a typo costs no other setting;
+  /// ``SettingsStore/resetAll()`` starts over on purpose, keeping the bad file beside the new one as
+  /// `settings.json.corrupt-<UTC time>`. For a store's system file (which is never written) the error has this code
+  /// too, and a description that says so.
   public static func corruptFile(_ url: URL, reason: String) -> SettingsError {
     SettingsError(.corruptFile(url, reason: reason))
   }
@@ -229,13 +231,15 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     switch situation {
     case .corruptFile(let url, let reason):
       return """
-        The settings file \(url.path) is not a JSON object (\(reason)). The last good settings stay in use. \
-        Fix the file, or delete it to start over; the next change saves the bad file beside it as \
-        \(url.lastPathComponent).corrupt-<time> and writes a clean one.
+        The settings file \(url.path) is not a JSON object (\(reason)), so it is not used, and it is not written \
+        until it is fixed: settings keep what this program last read from it, or their defaults if it read none. \
+        Fix the file, or start over on purpose with `splintctl reset --all` (SettingsStore.resetAll()), which keeps \
+        the bad file beside it as \(url.lastPathComponent).corrupt-<time>.
         """
     case .unreadableFile(let url, let reason):
       return """
-        The settings file \(url.path) cannot be read (\(reason)). The last good settings stay in use. \
+        The settings file \(url.path) cannot be read (\(reason)). Settings keep what this program last read from \
+        it, or their defaults if it read none. \
         Check the file's owner and permissions (it should belong to this user, mode 0600).
         """
     case .corruptSystemFile(let url, let reason):

@@ -377,22 +377,23 @@ final class SettingsFile: WatchedFile {
   /// The file is looked up once (`FileIO.locate`, under `OwnershipRules`), and its directory is held from then on:
   /// the lock, the read, the new file and the rename all name the file relative to it.
   ///
-  /// A file that does not parse is kept beside the new one as `<name>.corrupt-<UTC time>`, and the edit applies
-  /// to the last good content instead; so does one that is blank (an in-place save caught halfway). Either only when
-  /// the file is the one that content was read from (device, inode and owner), or the process holds none: a blank or
-  /// broken file that took its place is another file, so a blank one is no settings, and a broken one is refused
-  /// as with `repairing` false. When `change` leaves the
-  /// content as it was, nothing is written.
+  /// A file that does not parse is not written: the write fails with ``SettingsError/corruptFile(_:reason:)`` and
+  /// nothing changes, so that a typo in a hand edit costs no other setting (an editor's save that fixes it is seen
+  /// as any other). Only `repairing` (a reset of the whole file, on purpose) replaces it: the edit then starts from no
+  /// settings, and the bad file is kept beside the new one as `<name>.corrupt-<UTC time>`. A blank file may be an
+  /// in-place save caught halfway: the edit applies to the last good content, if that was read from this very file
+  /// (device, inode and owner) or the process holds none; a blank file that took another's place is no settings.
+  /// When `change` leaves the content as it was, nothing is written.
   ///
   /// A file this process creates records the version of its store's migrations, if it has any: what is written to
   /// it is in their shape.
   ///
   /// - Parameters:
   ///   - failed: Converts a failure to write into the caller's error type.
-  ///   - repairing: Whether a file that does not parse is set aside and replaced; if not, the write fails with
-  ///     ``SettingsError/corruptFile(_:reason:)`` and nothing changes.
+  ///   - repairing: Whether a file that does not parse is set aside and replaced by what `change` makes of no
+  ///     settings.
   func write<T: Sendable, E: Error>(
-    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = true
+    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = false
   ) throws(E) -> T {
     let limit = maximumFileSize.load(ordering: .relaxed)
     let timeout = Duration.nanoseconds(lockTimeout.load(ordering: .relaxed))
@@ -410,19 +411,20 @@ final class SettingsFile: WatchedFile {
           var corrupt: [UInt8]?
           if let found {
             let bytes = try FileIO.read(found, path: location.path, limit: limit)
-            // What this process holds may stand in for the file only if it was read from this very file (or
-            // holds nothing: no file was ever read, or the last one was gone).
-            let mayUseMemory = io.identity.map { $0.isSameFile(as: found.identity) } ?? true
             do throws(JSONSyntaxError) {
               document = try SettingsDocument(parsing: bytes)
-              // A blank file may be an in-place save caught halfway: build on the last good content.
-              if Self.isBlank(bytes), mayUseMemory { document = io.document }
+              // A blank file may be an in-place save caught halfway: build on the last good content, if this
+              // process read it from this very file (or holds none: no file was ever read, or the last was gone).
+              if Self.isBlank(bytes), io.identity.map({ $0.isSameFile(as: found.identity) }) ?? true {
+                document = io.document
+              }
             } catch {
-              guard repairing, mayUseMemory else {
-                return .failure(failed(.corruptFile(url, reason: error.description)))
+              guard repairing else {
+                let refusal = SettingsError.corruptFile(url, reason: error.description)
+                report(refusal)
+                return .failure(failed(refusal))
               }
               corrupt = bytes
-              document = io.document
             }
           }
           let original = document
@@ -437,7 +439,9 @@ final class SettingsFile: WatchedFile {
           guard document != original || corrupt != nil else {
             return .success((result, adopt(document, identity: found?.identity, in: &io)))
           }
-          if found == nil, document.versionValue == nil, let target = shared.withLock({ $0.migrationTarget }) {
+          if found == nil || corrupt != nil, document.versionValue == nil,
+            let target = shared.withLock({ $0.migrationTarget })
+          {
             document.schemaVersion = target
           }
           if let corrupt {
@@ -545,7 +549,7 @@ final class SettingsFile: WatchedFile {
       try write(
         { (document: inout SettingsDocument) throws(SettingsError) in
           try SettingsMigration.run(migrations, on: &document, url: url)
-        }, failed: { $0 }, repairing: false)
+        }, failed: { $0 })
     } catch {
       // A failure to write was reported by the write, and a file found broken under the lock by the reload.
       guard error.code == .migrationFailed else { return }

@@ -253,11 +253,16 @@ public final class SettingsStore: Sendable {
   /// Only this file changes: it holds what the user set. Values that do not come from it, a system file's or a
   /// ``Setting``'s default in code, stay as they are, and settings read them from now on.
   ///
-  /// - Returns: The keys removed, in file order; empty when the file held none (nothing is written then).
+  /// This is also the way to start over from a file that is not JSON (``SettingsError/corruptFile(_:reason:)``),
+  /// which every other write refuses: the bad file is kept beside the new, empty one as
+  /// `settings.json.corrupt-<UTC time>`, so that nothing of it is lost.
+  ///
+  /// - Returns: The keys removed, in file order; empty when the file held none (nothing is written then, unless it
+  ///   was not JSON).
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
   @discardableResult
   public func resetAll() throws(SettingsError) -> [String] {
-    try edit { settings in
+    try edit(repairing: true) { settings in
       let removed = settings.keys
       for key in removed { settings[key] = nil }
       return removed
@@ -351,14 +356,16 @@ public final class SettingsStore: Sendable {
 
   /// ``update(_:)`` for the store's own changes, which throw only `SettingsError`.
   @discardableResult
-  private func edit<T: Sendable>(_ body: (inout SettingsTransaction) -> T) throws(SettingsError) -> T {
+  private func edit<T: Sendable>(
+    repairing: Bool = false, _ body: (inout SettingsTransaction) -> T
+  ) throws(SettingsError) -> T {
     try file.write(
       { (document: inout SettingsDocument) throws(SettingsError) -> T in
         var settings = SettingsTransaction(document: document, systemFiles: systemFiles)
         let result = body(&settings)
         try commit(settings, to: &document)
         return result
-      }, failed: { $0 })
+      }, failed: { $0 }, repairing: repairing)
   }
 
   /// Keeps a transaction's changes, unless it holds a value that cannot be stored.

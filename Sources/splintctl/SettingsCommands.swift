@@ -35,11 +35,13 @@ struct StoreOptions: ParsableArguments {
     }
   }
 
-  /// The store, for a change: a problem with the file is told on standard error, and the change goes ahead (the
-  /// bad file is kept beside the new one).
+  /// The store, for a change: a problem of a system file is told on standard error, and the change goes ahead; the
+  /// user's file's own problem is the change's to report (a change to a file that is not JSON fails with it).
   func storeForChange() throws -> SettingsStore {
     let store = try store()
-    if let problem = store.fileError { Output.error("splintctl: warning: \(problem.description)") }
+    if let problem = store.fileError, problem.url != store.fileURL {
+      Output.error("splintctl: warning: \(problem.description)")
+    }
     return store
   }
 }
@@ -345,7 +347,16 @@ struct ResetCommand: ParsableCommand {
     let removed: [String]
     do {
       let store = try options.storeForChange()
+      var broken: String?
+      if case .corruptFile(let url, let reason)? = store.fileError?.situation, url == store.fileURL { broken = reason }
       removed = try all ? store.resetAll() : store.reset(keys: keys)
+      if let broken {
+        Output.error(
+          """
+          splintctl: \(store.fileURL.path) was not a JSON object (\(broken)): it starts over empty, and the bad \
+          file is kept beside it as \(store.fileURL.lastPathComponent).corrupt-<time>.
+          """)
+      }
     } catch let error as SettingsError {
       throw failure(error.description, error.status)
     }

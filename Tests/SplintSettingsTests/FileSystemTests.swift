@@ -8,7 +8,7 @@ import Testing
 @Suite struct FileSystemTests {
   let scratch = Scratch()
 
-  @Test("a corrupt file never crashes and is never silently wiped")
+  @Test("a corrupt file never crashes, is never written over, and only a reset of it on purpose starts over")
   func corruptFile() async throws {
     let store = scratch.store()
     let volume = Setting("volume", default: 0, store: store)
@@ -25,15 +25,39 @@ import Testing
     #expect(volume.value == 3, "the last good content stays in use")
     #expect(await take(1, from: store.errors()) == reported, "a new error stream hears the file's problem first")
 
-    Setting("other", default: 0, store: store).value = 1
+    // A write over it is refused, saying where the file goes wrong: a typo costs no other setting.
+    let other = Setting("other", default: 0, store: store)
+    #expect(throws: SettingsError.corruptFile(store.fileURL, reason: reason)) { try other.save(1) }
+    other.value = 2  // the assignment is refused alike, and reported
+    #expect(await take(1, from: errors) == reported)
+    #expect(throws: SettingsError.corruptFile(store.fileURL, reason: reason)) { try store.reset(keys: ["volume"]) }
+    #expect(store.text == "{\"volume\": 4, oops")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).sorted() == [
+        "settings.json", "settings.json.lock",
+      ])
+    #expect(other.value == 0 && volume.value == 3)
+    #expect(reported.first?.description.contains("it is not written until it is fixed") == true)
+
+    // Fixed by hand, it is used again, and written.
+    try Data("{\"volume\": 4}".utf8).write(to: store.fileURL)
+    #expect(await collect(volume.updates(initial: false)) { $0 == 4 } == [4])
+    try other.save(1)
+    #expect(store.text == "{\n  \"volume\": 4,\n  \"other\": 1\n}\n")
+
+    // Broken again, a reset of the whole file starts over on purpose and keeps the bad bytes beside it.
+    try Data("{\"volume\": 5, oops".utf8).write(to: store.fileURL)
+    #expect(await eventually { store.fileError?.code == .corruptFile })
+    #expect(try store.resetAll() == [])
     let corrupt = try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).filter {
       $0.hasPrefix("settings.json.corrupt-")
     }
     #expect(corrupt.count == 1)
     #expect(corrupt.first?.wholeMatch(of: /settings\.json\.corrupt-\d{4}-\d\d-\d\dT\d{6}\.\d{3}Z/) != nil)
-    #expect(try String(contentsOf: scratch.url(corrupt[0]), encoding: .utf8) == "{\"volume\": 4, oops")
-    #expect(store.text == "{\n  \"volume\": 3,\n  \"other\": 1\n}\n")
-    #expect(volume.value == 3)
+    #expect(try String(contentsOf: scratch.url(corrupt[0]), encoding: .utf8) == "{\"volume\": 5, oops")
+    #expect(store.text == "{}\n")
+    #expect(store.fileError == nil)
+    #expect(volume.value == 0 && other.value == 0)
   }
 
   @Test("a file caught blank halfway through an in-place save changes nothing; one that stays blank is empty")

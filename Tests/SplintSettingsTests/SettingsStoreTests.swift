@@ -199,7 +199,7 @@ import Testing
     let remedies: [(SettingsError, String)] = [
       (
         .corruptFile(file, reason: "line 1, column 2: oops"),
-        "delete it to start over; the next change saves the bad file beside it as settings.json.corrupt-<time>"
+        "(SettingsStore.resetAll()), which keeps the bad file beside it as settings.json.corrupt-<time>"
       ),
       (.unreadableFile(file, reason: "Permission denied"), "Check the file's owner and permissions"),
       (

@@ -158,7 +158,12 @@ func garbageFiles(_ scratch: Scratch) async -> Outcome {
       }
       let reported = output.lines.first?.hasPrefix("reported") == true
       if reported == kind.valid { outcome.fail("\(kind.name): \(output.lines.first ?? "no answer")") }
-      // The write after it must keep the bytes: beside the new file when they were garbage, in it when valid.
+      let refused = output.lines.contains("refused: corruptFile")
+      if refused == kind.valid {
+        outcome.lose("\(kind.name): a write over it was \(refused ? "refused" : "let through")")
+      }
+      // A write over garbage is refused; a reset of the whole file keeps the bytes beside the new file. A valid file
+      // keeps them in it.
       let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
       let kept = files.filter { $0.hasPrefix("settings.json.corrupt-") }.contains {
         (try? Data(contentsOf: directory.appendingPathComponent($0))) == original
@@ -173,7 +178,9 @@ func garbageFiles(_ scratch: Scratch) async -> Outcome {
     }
     let broken = garbage.filter { !$0.valid }.count
     let odd = try await oddFiles(scratch, &outcome)
-    outcome.figure = "\(broken) broken files reported and kept, 1 valid 50 MiB file loaded, \(odd) odd files refused"
+    outcome.figure =
+      "\(broken) broken files reported, written over by no write, kept by a reset, 1 valid 50 MiB file loaded, "
+      + "\(odd) odd files refused"
   }
 }
 
@@ -239,7 +246,19 @@ func garbageOpen(_ path: String) -> Never {
   let settings = store(path)
   print(settings.fileError.map { "reported: \($0)" } ?? "loaded \(settings.keys.count) keys")
   _ = Setting("a", default: 0, store: settings).value
-  Setting("written", default: 0, store: settings).value = 1
+  let written = Setting("written", default: 0, store: settings)
+  do {
+    try written.save(1)
+  } catch {
+    // A file that is not JSON is never written over: starting over is a reset of the whole file, on purpose.
+    print("refused: \(error.code)")
+    do {
+      try settings.resetAll()
+      try written.save(1)
+    } catch {
+      print("failed: \(error)")
+    }
+  }
   exit(0)
 }
 

@@ -66,21 +66,33 @@ struct SettingsCommandTests {
     #expect(suite.stderr.contains("cannot name a settings suite"))
   }
 
-  @Test func aCorruptFileIsReportedAndTheNextSetKeepsIt() async throws {
+  @Test("a corrupt file: get and list fail, set and reset of keys refuse it, reset --all starts over and keeps it")
+  func aCorruptFileIsRefusedUntilResetOnPurpose() async throws {
     try "{oops".write(toFile: file, atomically: true, encoding: .utf8)
     let get = try await splintctl("get", "--file", file, "a")
     #expect(get.status == 70)
     #expect(get.stderr.contains("is not a JSON object (line 1, column 2: expected a key in double quotes)"))
     #expect(get.stderr.split(separator: "\n").count == 1, "told once: \(get.stderr)")
+    #expect(!get.stderr.contains("last good"), "a new process holds no last good settings")
     #expect(try await splintctl("list", "--file", file).status == 70)
-    let set = try await splintctl("set", "--file", file, "a", "1")
-    #expect(set.status == 0)
-    #expect(set.stderr.hasPrefix("splintctl: warning: The settings file"))
+    for change in [["set", "--file", file, "a", "1"], ["reset", "--file", file, "b"]] {
+      let refused = try await splintctl(change, bytes: Data())
+      #expect(refused.status == 70)
+      #expect(refused.stderr.split(separator: "\n").count == 1, "told once: \(refused.stderr)")
+      #expect(refused.stderr.contains("(line 1, column 2: expected a key in double quotes)"))
+      #expect(refused.stderr.contains("start over on purpose with `splintctl reset --all`"))
+    }
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "{oops")
+    let reset = try await splintctl("reset", "--file", file, "--all")
+    #expect(reset.status == 0)
+    #expect(reset.stderr.contains("was not a JSON object (line 1, column 2: expected a key in double quotes)"))
+    #expect(try await splintctl("set", "--file", file, "a", "1").status == 0)
     #expect(try await splintctl("get", "--file", file, "a").stdout == "1\n")
     let kept = try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).filter {
       $0.contains("corrupt")
     }
     #expect(kept.count == 1)
+    #expect(try String(contentsOfFile: scratch.url(kept[0]).path, encoding: .utf8) == "{oops")
   }
 
   @Test func aWriteThatFailsExitsSeventy() async throws {
