@@ -5,7 +5,7 @@ import Synchronization
 /// uses the same file.
 ///
 /// ```swift
-/// let refresh = Setting("refreshInterval", default: 30)
+/// let refresh = Setting("refreshInterval", default: 30, store: SettingsStore(suite: "com.example.reader"))
 /// refresh.value = 60                          // written to the file before this returns
 ///
 /// for await seconds in refresh.updates() {    // the current value, then every change, from any process
@@ -21,6 +21,18 @@ import Synchronization
 /// The first read of ``value`` (or ``updates(initial:)``) starts watching the file, so that changes made by other
 /// processes arrive as they happen; from then on reads come from memory and never block on the disk. A `Setting`
 /// made only to be saved (``save(_:)``, ``reset()``) starts nothing in the background.
+///
+/// Programs that share a setting, such as a command-line tool and a daemon, name its suite. The default store,
+/// ``SettingsStore/standard``, is named after the executable, as `UserDefaults.standard` is, so two programs that
+/// each write `Setting("interval", default: 30)` use two files:
+///
+/// ```swift
+/// let shared = SettingsStore(suite: "com.example.sync")  // ~/.config/com.example.sync/settings.json
+/// let interval = Setting("interval", default: 30, store: shared)
+/// ```
+///
+/// Assigning nil to an optional setting removes its key, as `UserDefaults`' `set(nil, forKey:)` does, so that the
+/// default applies again (a `Setting<Int?>` with a default of 5 reads 5).
 public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// The key in the settings file.
   public let key: String
@@ -96,17 +108,19 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// Writes `newValue` to the file, once, and makes it the value of every `Setting` on this key in this process
   /// before returning.
   ///
-  /// - Throws: ``SettingsError/unencodableValue(key:reason:)`` or ``SettingsError/writeFailed(_:reason:)``. The value
-  ///   and the file stay as they were.
+  /// - Throws: ``SettingsError/unencodableValue(key:reason:)``, ``SettingsError/corruptFile(_:reason:)`` (the file
+  ///   is not JSON: fix it, or start over with ``SettingsStore/resetAll()``), or
+  ///   ``SettingsError/writeFailed(_:reason:)``. The value and the file stay as they were.
   public func save(_ newValue: Value) throws(SettingsError) {
-    let json: JSONValue
+    let json: JSONValue?
     do {
-      json = try newValue.jsonValue()
+      json = try newValue.storedJSON()
     } catch {
       let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
       store.file.report(failure)
       throw failure
     }
+    guard let json else { return try store.removeValue(forKey: key) }
     try store.set(json, forKey: key)
   }
 
@@ -124,7 +138,11 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   }
 
   /// The value, then each new value as it changes here or in another process. When values change faster than
-  /// they are read, only the newest waits (earlier ones are skipped). The stream ends when the `Setting` is freed.
+  /// they are read, only the newest waits (earlier ones are skipped).
+  ///
+  /// The stream keeps what it needs alive (this `Setting` and its store) for as long as it is iterated, so it may
+  /// outlive every other reference to them: `Setting("k", default: 1).updates()` goes on yielding. It ends when the
+  /// task iterating it is cancelled, or once the stream and its iterator are dropped.
   ///
   /// - Parameter initial: Whether the stream starts with the current value.
   public func updates(initial: Bool = true) -> AsyncStream<Value> {
@@ -136,8 +154,10 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
       state.streams[state.nextStream] = continuation
       return state.nextStream
     }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+    // Held strongly: the setting holds the continuation and the continuation the setting, until the stream ends
+    // (cancelled, or its consumer gone), which removes the continuation and so lets the setting go.
+    continuation.onTermination = { _ in
+      _ = self.state.withLock { $0.streams.removeValue(forKey: id) }
     }
     return stream
   }

@@ -7,7 +7,7 @@
 /// A type a ``Setting`` can hold: how its values map to and from the JSON in the settings file.
 ///
 /// These conform already: `Bool`, `Int`, `Int64`, `Double`, `Float`, `String`, `Data` (as base64), `Date` (ISO 8601
-/// with milliseconds, in UTC), `URL` (as a string), ``JSONValue``, and `Optional`, `Array` and `[String: Value]` of
+/// in UTC, with the fractional digits that make it read back exactly), `URL` (as a string), ``JSONValue``, and `Optional`, `Array` and `[String: Value]` of
 /// conforming types. Your own types conform by declaring it:
 ///
 /// ```swift
@@ -155,7 +155,7 @@ extension Data: SettingValue {
 }
 
 extension Date: SettingValue {
-  /// An ISO 8601 date and time, with or without fractional seconds: `2026-11-22T10:15:00.250Z`.
+  /// An ISO 8601 date and time, with any number of fractional digits or none: `2026-11-22T10:15:00.250Z`.
   public init(jsonValue: JSONValue) throws {
     guard case .string(let text) = jsonValue, let date = Self.parseISO8601(text) else {
       throw SettingValueError.mismatch("an ISO 8601 date such as 2026-11-22T10:15:00.250Z", jsonValue)
@@ -163,13 +163,75 @@ extension Date: SettingValue {
     self = date
   }
 
-  /// An ISO 8601 date and time in UTC, to the millisecond: `2026-11-22T10:15:00.250Z`.
-  public func jsonValue() -> JSONValue { .string(formatted(Self.iso8601WithMilliseconds)) }
+  /// An ISO 8601 date and time in UTC, with the fewest fractional digits (at least three) that read back as exactly
+  /// this date: `2026-11-22T10:15:00.250Z`, `2026-11-22T10:15:00.123456716Z`.
+  public func jsonValue() -> JSONValue { .string(iso8601Text) }
 
-  static let iso8601WithMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+  /// See ``jsonValue()``.
+  var iso8601Text: String {
+    let (seconds, fraction) = ExactDecimal.split(timeIntervalSinceReferenceDate)
+    let whole = Date(timeIntervalSinceReferenceDate: seconds).formatted(Date.ISO8601FormatStyle())
+    let digits = fraction + String(repeating: "0", count: max(3 - fraction.count, 0))
+    return "\(whole.dropLast()).\(digits)Z"
+  }
 
+  /// The date `text` names in ISO 8601, its fractional digits taken exactly; nil when it names none.
   static func parseISO8601(_ text: String) -> Date? {
-    (try? iso8601WithMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+    // The fraction is cut out and added back in decimal, so that every digit counts (Foundation keeps three).
+    var whole = Substring(text)
+    var fraction = Substring("")
+    if let point = text.firstIndex(of: "."), text[..<point].contains("T") {
+      let digits = text[text.index(after: point)...].prefix { $0.isASCII && $0.isNumber }
+      guard !digits.isEmpty else { return nil }
+      whole = text[..<point] + text[digits.endIndex...]
+      fraction = digits
+    }
+    guard let date = try? Date.ISO8601FormatStyle().parse(String(whole)) else { return nil }
+    let seconds = date.timeIntervalSinceReferenceDate
+    return ExactDecimal.join(seconds, fraction).map(Date.init(timeIntervalSinceReferenceDate:))
+  }
+}
+
+/// Seconds as decimal text, exactly: a `Double` split into whole seconds and the digits of its fraction, and back.
+enum ExactDecimal {
+  /// The whole seconds at or below `value` and the digits after them, from the shortest decimal that reads back as
+  /// `value` (what `description` writes): 817041600.25 is (817041600, "25"), -0.3 is (-1, "7").
+  static func split(_ value: Double) -> (seconds: Double, fraction: String) {
+    let text = value.magnitude.description
+    let (mantissa, exponent) =
+      text.firstIndex(of: "e").map { (text[..<$0], Int(text[text.index(after: $0)...]) ?? 0) } ?? (text[...], 0)
+    let digits = mantissa.filter { $0 != "." }
+    let point =
+      (mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+        ?? mantissa.count) + exponent
+    let padded =
+      String(repeating: "0", count: max(-point, 0)) + digits
+      + String(repeating: "0", count: max(point - digits.count, 0))
+    let split = max(point, 0)
+    let whole = Double(padded.prefix(split)) ?? 0
+    var fraction = String(padded.dropFirst(split))
+    while fraction.last == "0" { fraction.removeLast() }
+    guard value < 0 else { return (whole, fraction) }
+    return fraction.isEmpty ? (-whole, "") : (-whole - 1, complement(fraction))
+  }
+
+  /// `seconds` (whole) plus the decimal fraction `digits`, as the `Double` nearest to their exact sum.
+  static func join(_ seconds: Double, _ digits: Substring) -> Double? {
+    guard seconds < 0, digits.contains(where: { $0 != "0" }) else {
+      return Double("\(Int64(seconds)).\(digits.isEmpty ? "0" : digits)")
+    }
+    var fraction = String(digits)
+    while fraction.last == "0" { fraction.removeLast() }
+    return Double("-\(Int64(-seconds) - 1).\(complement(fraction))")
+  }
+
+  /// The digits of 1 − 0.`digits`, for digits whose last is not 0: 25 gives 75, 3 gives 7, 05 gives 95.
+  private static func complement(_ digits: String) -> String {
+    let values = digits.compactMap(\.wholeNumberValue)
+    return String(
+      values.enumerated().map { index, digit in
+        Character(String(index == values.count - 1 ? 10 - digit : 9 - digit))
+      })
   }
 }
 
@@ -192,10 +254,28 @@ extension Optional: SettingValue where Wrapped: SettingValue {
     self = jsonValue == .null ? nil : try Wrapped(jsonValue: jsonValue)
   }
 
-  /// `null` for nil, otherwise the wrapped value. (Assigning nil stores `null`; ``Setting/reset()`` removes the
-  /// key, so that the default applies again.)
+  /// `null` for nil (inside an array or an object), otherwise the wrapped value. Assigning nil to a ``Setting``
+  /// stores nothing: it removes the key, as `UserDefaults`' `set(nil, forKey:)` does, so that the default applies.
   public func jsonValue() throws -> JSONValue {
     try self?.jsonValue() ?? .null
+  }
+}
+
+/// An `Optional`, whatever it wraps: what an assignment asks to tell nil by.
+private protocol OptionalSettingValue {
+  var isNone: Bool { get }
+}
+
+extension Optional: OptionalSettingValue {
+  fileprivate var isNone: Bool { self == nil }
+}
+
+extension SettingValue {
+  /// What assigning the value stores under its key: its JSON, or nothing (the key removed) for an `Optional` that
+  /// is nil, so that the setting's default applies, as `UserDefaults`' `set(nil, forKey:)` and Defaults do.
+  func storedJSON() throws -> JSONValue? {
+    if (self as? any OptionalSettingValue)?.isNone == true { return nil }
+    return try jsonValue()
   }
 }
 
@@ -263,7 +343,7 @@ extension SettingValue where Self: Codable {
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .custom { date, encoder in
       var container = encoder.singleValueContainer()
-      try container.encode(date.formatted(Date.iso8601WithMilliseconds))
+      try container.encode(date.iso8601Text)
     }
     return try JSONValue(parsing: encoder.encode(self))
   }

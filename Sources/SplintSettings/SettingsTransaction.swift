@@ -46,7 +46,7 @@ public struct SettingsTransaction {
     }
     set {
       do {
-        self[setting.key] = try newValue.jsonValue()
+        self[setting.key] = try newValue.storedJSON()
       } catch {
         invalid = invalid ?? .unencodableValue(key: setting.key, reason: "\(error)")
       }

@@ -137,20 +137,36 @@ import Testing
     #expect(setting.value == 2)
   }
 
-  @Test func instancesDeallocateAndTheirStreamsEnd() async {
+  @Test("a stream keeps its Setting alive while it is iterated, and lets it go once dropped or cancelled")
+  func streamsOutliveTheirSetting() async throws {
     let store = scratch.store()
     weak var weakSetting: Setting<Int>?
-    var stream: AsyncStream<Int>?
-    do {
+    // As a user writes it: nothing but the stream holds the Setting.
+    func updates() -> AsyncStream<Int> {
       let setting = Setting("volume", default: 0, store: store)
       weakSetting = setting
-      stream = setting.updates(initial: false)
-      setting.value = 1
+      return setting.updates()
     }
+    do {
+      var iterator = updates().makeAsyncIterator()
+      #expect(await iterator.next() == 0)
+      try await Task.sleep(for: .milliseconds(50))
+      #expect(weakSetting != nil, "the stream keeps its Setting")
+      try store.set(.int(1), forKey: "volume")
+      #expect(await iterator.next() == 1)
+      try await probe("set", store.fileURL.path, "volume", "2")
+      #expect(await iterator.next() == 2)
+    }
+    #expect(weakSetting == nil, "dropped, the stream lets its Setting go")
+
+    let stream = updates()
+    let iterating = Task {
+      for await _ in stream {}
+    }
+    #expect(weakSetting != nil, "the stream keeps its Setting")
+    iterating.cancel()
+    await iterating.value  // cancelled, the stream ends: a stream that went on would hang here
     #expect(weakSetting == nil)
-    var received: [Int] = []
-    for await value in stream! { received.append(value) }
-    #expect(received == [1])  // then it ended
   }
 
   @Test func failedEncodingsAreThrownReportedAndWriteNothing() async {

@@ -54,11 +54,56 @@ struct Window: Codable, Equatable, SettingValue {
     let url = URL(string: "https://example.com/a?b=c")!
     #expect(
       roundTrip(url, default: URL(fileURLWithPath: "/")) == (url, "{\n  \"key\": \"https://example.com/a?b=c\"\n}\n"))
-    #expect(roundTrip(String?.none, default: "x") == (nil, "{\n  \"key\": null\n}\n"))
+    #expect(roundTrip(String?.none, default: nil).0 == nil)
     #expect(roundTrip(String?.some("y"), default: nil).0 == "y")
+    #expect(roundTrip([1, nil, 3] as [Int?], default: []).0 == [1, nil, 3])
     #expect(roundTrip([1, 2, 3], default: []).0 == [1, 2, 3])
     #expect(roundTrip(["a": [true], "b": []], default: [:]).0 == ["a": [true], "b": []])
     #expect(roundTrip(JSONValue.array([.null]), default: .null).0 == .array([.null]))
+  }
+
+  @Test("a Date reads back equal to what was assigned, to the last bit; dates written to the millisecond still read")
+  func datesRoundTripExactly() throws {
+    let now = Date()
+    #expect(roundTrip(now, default: .distantPast).0 == now)
+    let window = Window(width: 1, height: 1, opened: now)
+    #expect(roundTrip(window, default: Window(width: 0, height: 0)).0 == window)
+    let chosen: [Double] = [
+      0, 0.3, -0.3, 1e-9, -1e-7, 1e-300, -1e-300, 817_041_600.123_456_789, -978_307_200.5, 1_000_000.000_1,
+      Date.distantFuture.timeIntervalSinceReferenceDate, Date.distantPast.timeIntervalSinceReferenceDate,
+    ]
+    for interval in chosen + (0..<2000).map({ _ in Double.random(in: -4e9...4e9) }) {
+      let date = Date(timeIntervalSinceReferenceDate: interval)
+      let read = try Date(jsonValue: date.jsonValue())
+      #expect(read.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern, "\(interval)")
+    }
+    #expect(Date(timeIntervalSinceReferenceDate: -0.3).jsonValue() == .string("2000-12-31T23:59:59.700Z"))
+    #expect(Date(timeIntervalSinceReferenceDate: 1e-9).jsonValue() == .string("2001-01-01T00:00:00.000000001Z"))
+    let written = Date(timeIntervalSince1970: 1_795_348_800.25)
+    #expect(try Date(jsonValue: .string("2026-11-22T12:00:00.250Z")) == written)
+    #expect(try Date(jsonValue: .string("2026-11-22T12:00:00.25Z")) == written)
+    #expect(try Date(jsonValue: .string("2026-11-22T12:00:00Z")) == written - 0.25)
+    #expect(throws: (any Error).self) { try Date(jsonValue: .string("2026-11-22T12:00:00.Z")) }
+    #expect(throws: (any Error).self) { try Date(jsonValue: .string("2026-11-22T12:00:00.5")) }
+  }
+
+  @Test("assigning nil to an optional setting removes its key, so that a default that is not nil applies")
+  func nilRemovesTheKey() throws {
+    let store = scratch.store("\(UUID()).json")
+    let title = Setting<String?>("title", default: "Untitled", store: store)
+    try store.set(.int(1), forKey: "other")
+    title.value = "Draft"
+    #expect(store.value(forKey: "title") == .string("Draft"))
+    title.value = nil
+    #expect(title.value == "Untitled")
+    #expect(Setting<String?>("title", default: "Untitled", store: store).value == "Untitled")
+    #expect(store.text == "{\n  \"other\": 1\n}\n")
+    try title.save("Again")
+    try store.update { $0[title] = nil }
+    #expect(store.keys == ["other"])
+    // A null another program wrote is still nil.
+    try store.set(.null, forKey: "title")
+    #expect(title.value == nil)
   }
 
   @Test func enumsAreStoredAsTheirRawValue() {
