@@ -76,22 +76,12 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   public func saveSecret(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) throws(CredentialError) {
-    let store = try writableStore()
-    for earlier in readOnlyStores(before: store) {
-      try refuseShadowing(
-        Result { () throws(CredentialError) in try earlier.readSecret(for: credential) }, earlier, store)
-    }
-    try store.saveSecret(secret, contentType: contentType, for: credential)
+    try writableStore(for: credential).saveSecret(secret, contentType: contentType, for: credential)
   }
 
   /// Deletes from the first store that can write, unless a read-only store before it holds the credential.
   public func deleteSecret(for credential: Credential) throws(CredentialError) {
-    let store = try writableStore()
-    for earlier in readOnlyStores(before: store) {
-      try refuseShadowing(
-        Result { () throws(CredentialError) in try earlier.readSecret(for: credential) }, earlier, store)
-    }
-    try store.deleteSecret(for: credential)
+    try writableStore(for: credential).deleteSecret(for: credential)
   }
 
   /// The accounts of every store under `service`, merged, sorted, without duplicates.
@@ -152,8 +142,17 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     }.get()
   }
 
-  /// ``writableStore()``, once no read-only store before it holds `credential`, each asked as ``interruptibly``
-  /// asks.
+  /// ``writableStore()``, once no read-only store before it holds `credential`.
+  private func writableStore(for credential: Credential) throws(CredentialError) -> any CredentialStore {
+    let store = try writableStore()
+    for earlier in readOnlyStores(before: store) {
+      try refuseShadowing(
+        Result { () throws(CredentialError) in try earlier.readSecret(for: credential) }, earlier, store)
+    }
+    return store
+  }
+
+  /// ``writableStore(for:)``, each read-only store asked as ``interruptibly`` asks.
   private func writableStoreInterruptibly(
     for credential: Credential
   ) async throws(CredentialError)

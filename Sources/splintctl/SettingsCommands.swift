@@ -127,6 +127,14 @@ struct SetCommand: ParsableCommand {
       throw ValidationError("Give the value as VALUE or on standard input with --stdin, not both.")
     }
     if !stdin, value == nil {
+      // A negative number is taken for an option, and the argument parser drops it: say what to write instead.
+      if let dashed = CommandLine.arguments.dropFirst().first(where: {
+        $0.count > 1 && $0.hasPrefix("-") && Double($0) != nil
+      }) {
+        throw ValidationError(
+          "\(dashed) was taken for an option. A value that starts with \"-\" goes after --: splintctl set ... \(key) -- \(dashed)"
+        )
+      }
       throw ValidationError("Give the value: as VALUE, or on standard input with --stdin (or - as VALUE).")
     }
   }

@@ -95,6 +95,16 @@ struct SettingsCommandTests {
     #expect(try String(contentsOfFile: scratch.url(kept[0]).path, encoding: .utf8) == "{oops")
   }
 
+  @Test("a negative number without -- is said to go after --, rather than reported missing; after --, it is stored")
+  func aNegativeNumberGoesAfterTheSeparator() async throws {
+    let dropped = try await splintctl("set", "--file", file, "offset", "-5")
+    #expect(dropped.status == 64)
+    #expect(dropped.stderr.contains("-5 was taken for an option. A value that starts with \"-\" goes after --"))
+    #expect(dropped.stderr.contains("splintctl set ... offset -- -5"))
+    #expect(try await splintctl("set", "--file", file, "offset", "--", "-5").status == 0)
+    #expect(try await splintctl("get", "--file", file, "offset").stdout == "-5\n")
+  }
+
   @Test func aWriteThatFailsExitsSeventy() async throws {
     try Data().write(to: scratch.directory.appendingPathComponent("blocker"))
     let output = try await splintctl("set", "--file", scratch.url("blocker/settings.json").path, "a", "1")
