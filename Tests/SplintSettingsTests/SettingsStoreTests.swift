@@ -157,7 +157,10 @@ import Testing
   @Test func aBrokenFileIsKnownFromTheStart() throws {
     try "not json".write(to: scratch.url("settings.json"), atomically: true, encoding: .utf8)
     let store = scratch.store()
-    #expect(store.fileError == .corruptFile(store.fileURL, reason: "line 1, column 1: expected null"))
+    let broken = SettingsError.corruptFile(store.fileURL, reason: "line 1, column 1: expected null")
+    #expect(store.fileError == broken)
+    #expect(throws: broken) { try store.set(.int(1), forKey: "a") }
+    try store.resetAll()
     try store.set(.int(1), forKey: "a")
     #expect(store.fileError == nil)
     #expect(scratch.store("fresh.json").fileError == nil)
