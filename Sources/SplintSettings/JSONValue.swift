@@ -16,6 +16,7 @@
 /// ```swift
 /// let value = try JSONValue(parsing: #"{"retries": 3, "hosts": ["a", "b"]}"#)
 /// print(value)  // {"hosts":["a","b"],"retries":3}
+/// print(value == ["retries": 3, "hosts": ["a", "b"]])  // true: values are written as literals too
 /// ```
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   /// `null`.
@@ -180,6 +181,34 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
       }
     }
     output.append(UInt8(ascii: "\""))
+  }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+  ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+  /// ``null``, written `nil`.
+  public init(nilLiteral: ()) { self = .null }
+
+  /// ``bool(_:)``, written `true` or `false`.
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+
+  /// ``int(_:)``, written as an integer: `try store.set(5, forKey: "count")`.
+  public init(integerLiteral value: Int) { self = .int(value) }
+
+  /// ``double(_:)``, written with a fraction or an exponent: `0.5`.
+  public init(floatLiteral value: Double) { self = .double(value) }
+
+  /// ``string(_:)``, written as a string literal.
+  public init(stringLiteral value: String) { self = .string(value) }
+
+  /// ``array(_:)``, written as an array literal: `["a", 1, true]`.
+  public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+
+  /// ``object(_:)``, written as a dictionary literal: `["retries": 3, "hosts": ["a", "b"]]`. A key written twice
+  /// takes its last value, as JSON parsers do.
+  public init(dictionaryLiteral members: (JSONKey, JSONValue)...) {
+    self = .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
   }
 }
 

@@ -6,9 +6,10 @@
 
 /// A type a ``Setting`` can hold: how its values map to and from the JSON in the settings file.
 ///
-/// These conform already: `Bool`, `Int`, `Int64`, `Double`, `Float`, `String`, `Data` (as base64), `Date` (ISO 8601
-/// in UTC, with the fractional digits that make it read back exactly), `URL` (as a string), ``JSONValue``, and `Optional`, `Array` and `[String: Value]` of
-/// conforming types. Your own types conform by declaring it:
+/// These conform already: `Bool`; `Int`, `Int8`, `Int16`, `Int32`, `Int64`, `UInt8`, `UInt16`, `UInt32`, and `UInt`
+/// and `UInt64` up to `Int.max`; `Double`, `Float`, `String`, `Data` (as base64), `Date` (ISO 8601 in UTC, with the
+/// fractional digits that make it read back exactly), `URL` (as a string), ``JSONValue``; and `Optional`, `Array`,
+/// `Set` (a JSON array) and `[String: Value]` of conforming types. Your own types conform by declaring it:
 ///
 /// ```swift
 /// enum Theme: String, SettingValue { case light, dark }      // stored as its raw value: "dark"
@@ -68,20 +69,35 @@ extension Bool: SettingValue {
   public func jsonValue() -> JSONValue { .bool(self) }
 }
 
-extension Int: SettingValue {
-  /// A JSON integer; a number with a fraction is accepted when it is a whole number in range.
+extension Int: SettingValue {}
+extension Int8: SettingValue {}
+extension Int16: SettingValue {}
+extension Int32: SettingValue {}
+extension Int64: SettingValue {}
+extension UInt8: SettingValue {}
+extension UInt16: SettingValue {}
+extension UInt32: SettingValue {}
+/// Stored as a JSON integer up to `Int.max`; a larger value cannot be assigned (see ``jsonValue()``).
+extension UInt64: SettingValue {}
+/// Stored as a JSON integer up to `Int.max`; a larger value cannot be assigned (see ``jsonValue()``).
+extension UInt: SettingValue {}
+
+extension SettingValue where Self: FixedWidthInteger & Codable {
+  /// A JSON integer in the type's range; a number with a fraction is accepted when it is a whole number in range.
   public init(jsonValue: JSONValue) throws { self = try wholeNumber(from: jsonValue) }
 
   /// A JSON integer, written without a fraction.
-  public func jsonValue() -> JSONValue { .int(self) }
-}
-
-extension Int64: SettingValue {
-  /// A JSON integer; a number with a fraction is accepted when it is a whole number in range.
-  public init(jsonValue: JSONValue) throws { self = try wholeNumber(from: jsonValue) }
-
-  /// A JSON integer, written without a fraction.
-  public func jsonValue() -> JSONValue { .int(Int(self)) }
+  ///
+  /// - Throws: For a `UInt` or `UInt64` above `Int.max`, which the settings file cannot hold exactly as an integer
+  ///   (nor can many programs that read JSON, which keep numbers as `Double`s). Store such a value as a `String`.
+  public func jsonValue() throws -> JSONValue {
+    guard let number = Int(exactly: self) else {
+      throw SettingValueError(
+        description:
+          "\(self) is above \(Int.max), the largest integer a settings file holds exactly; store it as a string")
+    }
+    return .int(number)
+  }
 }
 
 private func wholeNumber<Integer: FixedWidthInteger>(from json: JSONValue) throws -> Integer {
@@ -289,6 +305,18 @@ extension Array: SettingValue where Element: SettingValue {
   /// A JSON array.
   public func jsonValue() throws -> JSONValue {
     .array(try map { try $0.jsonValue() })
+  }
+}
+
+extension Set: SettingValue where Element: SettingValue {
+  /// A JSON array whose every element decodes; an element written twice counts once.
+  public init(jsonValue: JSONValue) throws {
+    self = Set(try [Element](jsonValue: jsonValue))
+  }
+
+  /// A JSON array, its elements in the order of their JSON text, so that the same set is always written the same way.
+  public func jsonValue() throws -> JSONValue {
+    .array(try map { try $0.jsonValue() }.sorted { $0.description.utf8.lexicographicallyPrecedes($1.description.utf8) })
   }
 }
 

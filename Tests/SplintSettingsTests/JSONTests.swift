@@ -79,6 +79,27 @@ import Testing
     #expect(throws: SettingsError.invalidJSON(reason: message)) { try JSONValue(parsing: text) }
   }
 
+  @Test("JSON values are written as literals, each meaning the case a parser gives for the same text")
+  func literals() throws {
+    let written: JSONValue = ["retries": 3, "ratio": 0.5, "name": "a", "on": true, "none": nil, "hosts": ["a", 1]]
+    #expect(
+      written
+        == (try JSONValue(parsing: #"{"retries":3,"ratio":0.5,"name":"a","on":true,"none":null,"hosts":["a",1]}"#)))
+    let cases: JSONValue = .object([
+      "retries": .int(3), "ratio": .double(0.5), "name": .string("a"), "on": .bool(true), "none": .null,
+      "hosts": .array([.string("a"), .int(1)]),
+    ])
+    #expect(written == cases)
+    let twice: JSONValue = ["k": 1, "k": 2]
+    #expect(twice == ["k": 2], "a key written twice takes its last value")
+    let store = SettingsStore(fileURL: FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).json"))
+    defer { try? FileManager.default.removeItem(at: store.fileURL) }
+    try store.set(5, forKey: "count")
+    try store.set(["x", 2.5], forKey: "list")
+    #expect(store.value(forKey: "count") == .int(5))
+    #expect(store.value(forKey: "list") == .array([.string("x"), .double(2.5)]))
+  }
+
   @Test func invalidUTF8IsRefused() {
     #expect(throws: SettingsError.invalidJSON(reason: "line 1, column 1: a string is not valid UTF-8")) {
       try JSONValue(parsing: Data([0x22, 0xFF, 0xFE, 0x22]))

@@ -181,6 +181,49 @@ struct Window: Codable, Equatable, SettingValue {
     #expect(throws: (any Error).self) { try Double?.some(.nan).jsonValue() }
   }
 
+  @Test("every standard integer width is a setting, read back exactly within its range and refused outside it")
+  func integerWidths() throws {
+    #expect(roundTrip(Int8.min, default: 0) == (.min, "{\n  \"key\": -128\n}\n"))
+    #expect(roundTrip(Int16.max, default: 0).0 == .max)
+    #expect(roundTrip(Int32.min, default: 0).0 == .min)
+    #expect(roundTrip(UInt8.max, default: 0) == (.max, "{\n  \"key\": 255\n}\n"))
+    #expect(roundTrip(UInt16.max, default: 0).0 == .max)
+    #expect(roundTrip(UInt32.max, default: 0) == (.max, "{\n  \"key\": 4294967295\n}\n"))
+    #expect(roundTrip(UInt64(Int.max), default: 0).0 == UInt64(Int.max))
+    #expect(roundTrip(UInt(7), default: 0).0 == 7)
+    mismatches(
+      type: Int8.self, json: .int(128), message: "expected a whole number from -128 to 127, found a number 128")
+    mismatches(type: UInt8.self, json: .int(-1), message: "expected a whole number from 0 to 255, found a number -1")
+    mismatches(
+      type: UInt32.self, json: .double(0.5), message: "expected a whole number from 0 to 4294967295, found a number 0.5"
+    )
+    #expect(try UInt16(jsonValue: .double(65535)) == 65535)
+
+    // Above Int.max, a UInt64 is refused when assigned, rather than rounded by the file or by whoever reads it.
+    let setting = Setting("key", default: UInt64(1), store: scratch.store("wide.json"))
+    #expect(
+      throws: SettingsError.unencodableValue(
+        key: "key",
+        reason: "18446744073709551615 is above 9223372036854775807, the largest integer a settings file holds exactly; "
+          + "store it as a string")
+    ) { try setting.save(.max) }
+    #expect(throws: (any Error).self) { try UInt.max.jsonValue() }
+    #expect(setting.value == 1, "the refused value is not taken")
+  }
+
+  @Test("a Set is a JSON array, written in one order whatever the set's, and read back whole")
+  func sets() throws {
+    let tags: Set = ["zeta", "alpha", "mu"]
+    #expect(
+      roundTrip(tags, default: []) == (tags, "{\n  \"key\": [\n    \"alpha\",\n    \"mu\",\n    \"zeta\"\n  ]\n}\n"))
+    #expect(roundTrip(Set([3, -1, 20]), default: []).0 == [3, -1, 20])
+    #expect(try Set<Int>(jsonValue: [1, 1, 2]) == [1, 2], "an element written twice counts once")
+    mismatches(
+      type: Set<Int>.self, json: ["a"],
+      message: "expected a whole number from \(Int.min) to \(Int.max), found a string \"a\"")
+    mismatches(type: Set<String>.self, json: "a", message: "expected an array, found a string \"a\"")
+  }
+
   @Test func codableDecodingRefusesWrongShapesAndBadDates() {
     #expect(throws: (any Error).self) { try Window(jsonValue: .object(["width": .int(1)])) }
     #expect(throws: (any Error).self) {
