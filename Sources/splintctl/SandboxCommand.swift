@@ -47,32 +47,76 @@ struct SandboxCommand: AsyncParsableCommand {
         "\(tool) is not installed. Install it: apt-get install dbus-daemon dbus-bin gnome-keyring",
         ExitStatus.unavailable)
     }
+    // As a shell says it, before anything starts: 127 for no such command, 126 for a file that cannot run.
+    guard Self.executable(command[0]) != nil else {
+      guard command[0].contains("/"), FileManager.default.fileExists(atPath: command[0]) else {
+        throw failure("\(command[0]): command not found.", ExitCode(127))
+      }
+      throw failure("\(command[0]): cannot run it: it is not an executable file.", ExitCode(126))
+    }
     let sandbox: Sandbox
     do {
       sandbox = try Sandbox(home: home)
     } catch {
       throw failure(error.description, ExitStatus.failure)
     }
-    defer { sandbox.end() }
     var environment = sandbox.environment
     // The keyring's password reaches the daemon through a shell builtin and is gone before the command starts: it is
     // never in any process's arguments, nor in the command's environment.
     environment["SPLINTCTL_SANDBOX_PASSWORD"] = (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
     .joined()
-    let script = """
-      printf %s "$SPLINTCTL_SANDBOX_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null \
-      || { echo "splintctl: gnome-keyring-daemon did not start; see its messages above." >&2; exit 69; }
-      unset SPLINTCTL_SANDBOX_PASSWORD
-      echo $$ >"$0"
-      exec "$@"
-      """
     // The command's process ID, for the signals passed on: dbus-run-session, which runs it, would die of them.
     let commandPID = "\(sandbox.root)/command.pid"
-    let status = try await Self.run(
-      ["dbus-run-session", "--", "sh", "-c", script, commandPID] + command, environment: environment,
-      receiver: { (try? String(contentsOfFile: commandPID, encoding: .utf8)).flatMap { Int32($0.dropLast()) } })
+    environment["SPLINTCTL_SANDBOX_PID_FILE"] = commandPID
+    // The bus's own messages (and those of the services it starts) go to a log, shown when the command ends; the
+    // keyring's and the command's go to standard error, which waits on descriptor 3 meanwhile.
+    let busLog = "\(sandbox.root)/bus.log"
+    let outer = #"exec 3>&2 2>"$0"; exec "$@""#
+    let inner = """
+      printf %s "$SPLINTCTL_SANDBOX_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&3 \
+      || { echo "splintctl: gnome-keyring-daemon did not start; see its messages above." >&3; exit 69; }
+      echo $$ >"$SPLINTCTL_SANDBOX_PID_FILE"
+      unset SPLINTCTL_SANDBOX_PASSWORD SPLINTCTL_SANDBOX_PID_FILE
+      exec "$@" 2>&3 3>&-
+      """
+    let status: Int32
+    do {
+      status = try await Self.run(
+        ["sh", "-c", outer, busLog, "dbus-run-session", "--", "sh", "-c", inner, "splintctl sandbox"] + command,
+        environment: environment,
+        receiver: { (try? String(contentsOfFile: commandPID, encoding: .utf8)).flatMap { Int32($0.dropLast()) } })
+    } catch {
+      Self.end(sandbox, busLog: busLog)
+      throw error
+    }
+    Self.end(sandbox, busLog: busLog)
     if status != 0 { throw ExitCode(status) }
+  }
+
+  /// Ends `sandbox`, after showing what the bus logged but for dbus-daemon's "Failed to set fd limit to 65536" (it
+  /// tries to raise its limit whenever it runs as root, and cannot in a container: harmless, but alarming).
+  private static func end(_ sandbox: Sandbox, busLog: String) {
+    let logged = (try? String(contentsOfFile: busLog, encoding: .utf8)) ?? ""
+    for line in logged.split(separator: "\n") where !line.contains("Failed to set fd limit to") {
+      Output.error(String(line))
+    }
+    sandbox.end()
+  }
+
+  /// The program `name` runs, as `execvp` finds it: `name` itself when it holds a `/`, else the first executable
+  /// file of that name in a directory of PATH. Nil when there is none.
+  static func executable(_ name: String) -> String? {
+    let candidates =
+      name.contains("/")
+      ? [name]
+      : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map {
+        "\($0.isEmpty ? "." : $0)/\(name)"
+      }
+    return candidates.first { path in
+      var info = stat()
+      return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR && access(path, X_OK) == 0
+    }
   }
 
   /// Runs `arguments` with this process's standard input, output and error, and returns its exit status (128 + the
@@ -132,9 +176,5 @@ struct SandboxCommand: AsyncParsableCommand {
     }
   }
 
-  private static func isInstalled(_ tool: String) -> Bool {
-    (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-      FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
-    }
-  }
+  private static func isInstalled(_ tool: String) -> Bool { executable(tool) != nil }
 }

@@ -55,6 +55,52 @@ struct SandboxCommandTests {
     #expect(Sandbox.processes(naming: root).isEmpty, "nothing the sandbox started is still running")
   }
 
+  @Test("a command that cannot run is named, as a shell names it, before anything starts")
+  func aMissingCommandIsNamed() async throws {
+    let missing = try await splintctl("sandbox", "--", "no-such-command-\(UUID())")
+    #expect(missing.status == 127)
+    #expect(missing.stderr.hasPrefix("splintctl: no-such-command-"), "\(missing)")
+    #expect(missing.stderr.hasSuffix(": command not found.\n"), "\(missing)")
+    #expect(!missing.stderr.contains("command.pid"), "the sandbox's own files are not the command")
+    let directory = try await splintctl("sandbox", "--", "/")
+    #expect(directory.status == 126)
+    #expect(directory.stderr == "splintctl: /: cannot run it: it is not an executable file.\n")
+  }
+
+  @Test("the bus's harmless fd-limit warning is not shown; what the command and the keyring print is, in order")
+  func busNoiseIsKeptBack() async throws {
+    let output = try await splintctl("sandbox", "--", "sh", "-c", "echo one >&2; echo out; echo two >&2")
+    #expect(output.status == 0)
+    #expect(output.stdout == "out\n")
+    #expect(!output.stderr.contains("Failed to set fd limit"), "\(output)")
+    #expect(output.stderr.hasPrefix("one\ntwo\n"), "the command's own standard error, first and whole: \(output)")
+  }
+
+  @Test(
+    "a command that starts the document portal leaves nothing behind: no process, no FUSE mount, no directory",
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/libexec/xdg-document-portal")
+        && FileManager.default.fileExists(atPath: "/dev/fuse"),
+      "the document portal needs xdg-desktop-portal (apt-get install xdg-desktop-portal) and /dev/fuse"))
+  func thePortalsMountIsUndone() async throws {
+    let script = """
+      gdbus call --session --dest org.freedesktop.portal.Documents --object-path /org/freedesktop/portal/documents \
+        --method org.freedesktop.portal.Documents.GetMountPoint >/dev/null || exit 9
+      grep -q " $XDG_RUNTIME_DIR/doc " /proc/self/mountinfo || exit 8
+      echo "$XDG_RUNTIME_DIR"
+      """
+    for _ in 0..<3 {
+      let output = try await splintctl("sandbox", "--", "sh", "-c", script)
+      #expect(output.status == 0, "the portal mounted its file system in the sandbox: \(output)")
+      let runtime = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+      let root = runtime.replacingOccurrences(of: "/run", with: "")
+      #expect(root.contains("splintctl-sandbox."))
+      #expect(Sandbox.processes(naming: root).isEmpty, "nothing the sandbox started is still running")
+      #expect(Sandbox.mounts(beneath: root).isEmpty, "nothing is mounted beneath \(root)")
+      #expect(!FileManager.default.fileExists(atPath: root), "the directories are removed")
+    }
+  }
+
   @Test func withoutTheToolsItSaysWhatToInstall() async throws {
     let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-path-\(UUID())")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
