@@ -18,6 +18,9 @@ struct JSONParser: ~Copyable {
 
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
+  /// Whether every number parsed so far reads back with its digits: false once one (such as
+  /// 123456789012345678901234567890) had more significant digits than a `Double` keeps.
+  private var numbersAreExact = true
 
   private init(_ bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -29,6 +32,16 @@ struct JSONParser: ~Copyable {
       let value = try parser.parseValue(depth: 0)
       try parser.expectEnd()
       return value
+    }
+  }
+
+  /// Parses text holding exactly one JSON value, and says whether its numbers are exact: whether every number keeps
+  /// its digits in the value (and so in the value's JSON text), rather than being rounded to the nearest `Double`.
+  static func valueAndExactness(from bytes: [UInt8]) throws(JSONSyntaxError) -> (value: JSONValue, exact: Bool) {
+    try withParser(bytes) { parser throws(JSONSyntaxError) in
+      let value = try parser.parseValue(depth: 0)
+      try parser.expectEnd()
+      return (value, parser.numbersAreExact)
     }
   }
 
@@ -281,7 +294,27 @@ struct JSONParser: ~Copyable {
     guard let number = Double(text), number.isFinite else {
       throw error("the number \(text) is too large to store", at: start)
     }
+    if numbersAreExact, Self.significantDigits(text) != Self.significantDigits(number.description) {
+      numbersAreExact = false
+    }
     return .double(number)
+  }
+
+  /// A decimal number's significant digits and the position of its point relative to them, so that texts of the
+  /// same number compare equal: "0.10", "1e-1" and "0.1" are all ("1", 0); "1.5e+3" and "1500" ("15", 4).
+  private static func significantDigits(_ text: String) -> (digits: Substring, point: Int) {
+    let parts = text.lowercased().split(separator: "e", maxSplits: 1)
+    let mantissa = parts[0].filter { $0 != "-" }
+    var digits = Substring(mantissa.filter { $0 != "." })
+    var point =
+      (mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+        ?? mantissa.count) + (parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+    while digits.first == "0" {
+      digits.removeFirst()
+      point -= 1
+    }
+    while digits.last == "0" { digits.removeLast() }
+    return digits.isEmpty ? ("", 0) : (digits, point)
   }
 
   private mutating func expectDigits(after start: Int) throws(JSONSyntaxError) {

@@ -84,6 +84,13 @@ struct SettingsDocument: Sendable, Equatable {
     }
   }
 
+  /// Sets `key` to `value`, to be written as `text` (JSON that reads as `value`, such as a number with more digits
+  /// than a `Double` keeps) rather than as the value's own JSON.
+  mutating func set(_ value: JSONValue, writtenAs text: String, forKey key: String) {
+    self[key] = value
+    if let position = positions[JSONKey(key)] { members[position].text = text }
+  }
+
   /// The file's text: one member a line, unchanged values as they were, new ones indented two spaces a level.
   func rendered() -> [UInt8] {
     guard !members.isEmpty else { return Array("{}\n".utf8) }

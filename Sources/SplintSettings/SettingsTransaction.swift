@@ -36,6 +36,25 @@ public struct SettingsTransaction {
     }
   }
 
+  /// Sets `key` to the JSON `text`, written to the file as given when its numbers have more digits than a `Double`
+  /// keeps (so that a number typed on a command line is never rounded), else as its value would be.
+  ///
+  /// - Throws: ``SettingsError/invalidJSON(reason:)`` when `text` is not one JSON value.
+  package mutating func set(jsonText text: String, forKey key: String) throws(SettingsError) {
+    let parsed: (value: JSONValue, exact: Bool)
+    do {
+      parsed = try JSONParser.valueAndExactness(from: Array(text.utf8))
+    } catch {
+      throw .invalidJSON(reason: error.description)
+    }
+    self[key] = parsed.value
+    if !parsed.exact, key != SettingsDocument.versionKey {
+      let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+      let trimmed = text.utf8.drop(while: isWhitespace).reversed().drop(while: isWhitespace).reversed()
+      document.set(parsed.value, writtenAs: String(decoding: trimmed, as: UTF8.self), forKey: key)
+    }
+  }
+
   /// A setting's value as the setting would read it (the user's value, else the first system file's, when it
   /// decodes; else the setting's default); setting it stores the value under the setting's key in the user's file.
   public subscript<Value: SettingValue>(setting: Setting<Value>) -> Value {

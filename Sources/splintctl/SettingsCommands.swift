@@ -147,9 +147,14 @@ struct SetCommand: ParsableCommand {
         text.removeLast()  // "\r\n" is a single Character, so this drops both
       }
     }
-    let json = string ? .string(text) : (try? JSONValue(parsing: text)) ?? .string(text)
     do {
-      try options.storeForChange().set(json, forKey: key)
+      let store = try options.storeForChange()
+      if string || (try? JSONValue(parsing: text)) == nil {
+        try store.set(.string(text), forKey: key)
+      } else {
+        // The number texts as given: 123456789012345678901234567890 is written so, not rounded to a Double.
+        try store.update { try $0.set(jsonText: text, forKey: key) }
+      }
     } catch let error as SettingsError {
       throw failure(error.description, error.status)
     }

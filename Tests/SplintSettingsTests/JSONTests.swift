@@ -100,6 +100,28 @@ import Testing
     #expect(store.value(forKey: "list") == .array([.string("x"), .double(2.5)]))
   }
 
+  @Test("a number with more digits than a Double keeps is told apart from one written in another form")
+  func numberExactness() throws {
+    for (text, exact) in [
+      ("123456789012345678901234567890", false), ("[1, 0.30000000000000004]", true), ("0.10", true), ("1e2", true),
+      ("-1.5E+3", true), ("0.0", true), ("-0.0", true), ("1e-400", false), ("[\"9.99999999999999999999\"]", true),
+      ("{\"a\": [2.00000000000000000001]}", false), ("1.7976931348623157e308", true),
+    ] {
+      #expect(try JSONParser.valueAndExactness(from: Array(text.utf8)).exact == exact, "\(text)")
+    }
+    var settings = SettingsTransaction(document: SettingsDocument())
+    #expect(throws: SettingsError.self) { try settings.set(jsonText: "[1,", forKey: "k") }
+    #expect(throws: SettingsError.self, "too large for a Double") {
+      try settings.set(jsonText: "1e999999999999999999999", forKey: "k")
+    }
+    try settings.set(jsonText: "123456789012345678901234567890", forKey: "$version")
+    #expect(String(decoding: settings.document.rendered(), as: UTF8.self) == "{}\n", "the reserved key is not set")
+    try settings.set(jsonText: " 123456789012345678901234567890\t", forKey: "k")
+    #expect(
+      String(decoding: settings.document.rendered(), as: UTF8.self) == "{\n  \"k\": 123456789012345678901234567890\n}\n"
+    )
+  }
+
   @Test func invalidUTF8IsRefused() {
     #expect(throws: SettingsError.invalidJSON(reason: "line 1, column 1: a string is not valid UTF-8")) {
       try JSONValue(parsing: Data([0x22, 0xFF, 0xFE, 0x22]))

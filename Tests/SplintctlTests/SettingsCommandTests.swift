@@ -27,6 +27,21 @@ struct SettingsCommandTests {
     )
   }
 
+  @Test("a number is written as it was given, never rounded to a Double, and exact ones as usual")
+  func numbersAreWrittenAsGiven() async throws {
+    #expect(try await splintctl("set", "--file", file, "big", "123456789012345678901234567890").status == 0)
+    #expect(try await splintctl("set", "--file", file, "pi", " [3.141592653589793238462643383279]\n").status == 0)
+    #expect(try await splintctl("set", "--file", file, "exact", "[0.10, 1e2]").status == 0)
+    #expect(
+      try String(contentsOfFile: file, encoding: .utf8)
+        == "{\n  \"big\": 123456789012345678901234567890,\n  \"pi\": [3.141592653589793238462643383279],\n"
+        + "  \"exact\": [\n    0.1,\n    100.0\n  ]\n}\n")
+    #expect(try await splintctl("set", "--file", file, "big", "7").status == 0, "a later value is written as usual")
+    #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("{\n  \"big\": 7,\n"))
+    let reserved = try await splintctl("set", "--file", file, "$version", "12345678901234567890123")
+    #expect(reserved.status == 64, "the reserved key stays the migrations': \(reserved)")
+  }
+
   @Test func aValueStartingWithADashGoesAfterTheTerminator() async throws {
     #expect(try await splintctl("set", "--file", file, "offset", "-5").status == 64)
     #expect(try await splintctl("set", "--file", file, "offset", "--", "-5").status == 0)
