@@ -23,7 +23,8 @@ struct SandboxCommand: AsyncParsableCommand {
       suites are throw-away too); DISPLAY and WAYLAND_DISPLAY are removed, so nothing prompts. When the command \
       ends, every process it left behind is ended, the directories are removed, and splintctl exits with the \
       command's status. SIGTERM and SIGHUP sent to splintctl are passed on to the command, which may clean up \
-      first. Your own keyring is never touched. This is how a test suite runs against a real Secret \
+      first. What the bus and the services it starts print is shown when the command ends (but for D-Bus's harmless \
+      "Failed to set fd limit"). Your own keyring is never touched. This is how a test suite runs against a real Secret \
       Service in CI:
 
         splintctl sandbox -- swift test

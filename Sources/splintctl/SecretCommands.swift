@@ -34,7 +34,8 @@ struct SecretCommand: ParsableCommand {
     @Option(
       name: .customLong("store"),
       help: ArgumentHelp(
-        "Use this store only: \(DefaultCredentialStore.storeNames.joined(separator: ", ")).", valueName: "name"))
+        "Use this store only: \(DefaultCredentialStore.storeNames.joined(separator: ", ")).", valueName: "name"),
+      completion: .list(DefaultCredentialStore.storeNames))
     var name: String?
 
     /// The store named, or the default chain.

@@ -12,7 +12,8 @@ struct StoreOptions: ParsableArguments {
   @Option(help: "The suite: the file $XDG_CONFIG_HOME/<suite>/settings.json (or ~/.config/<suite>/settings.json).")
   var suite: String?
 
-  @Option(help: "The settings file itself, for system daemons and other places.")
+  @Option(
+    help: "The settings file itself, for system daemons and other places.", completion: .file(extensions: ["json"]))
   var file: String?
 
   func validate() throws {
@@ -303,7 +304,8 @@ struct ImportCommand: ParsableCommand {
 
   @Argument(
     help: ArgumentHelp(
-      "The file holding the JSON object; standard input when absent or -.", valueName: "json-file"))
+      "The file holding the JSON object; standard input when absent or -.", valueName: "json-file"),
+    completion: .file(extensions: ["json"]))
   var input: String?
 
   @Flag(help: "Remove the settings the object does not hold.")

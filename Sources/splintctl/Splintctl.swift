@@ -23,6 +23,32 @@ struct Splintctl: ParsableCommand {
       uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
       with a throw-away Secret Service, as tests in CI need.
 
+      Environment:
+        SPLINT_CREDENTIAL_STORES
+            The stores secrets are read from, in order, named as --store names
+            them and separated by commas; without a Secret Service, on a
+            server: delivered,kernel-keyring.
+        CREDENTIALS_DIRECTORY
+            Where systemd puts a service's credentials (LoadCredential=):
+            secrets are looked for there first.
+        XDG_CONFIG_HOME
+            Where --suite NAME's settings are: in NAME/settings.json there
+            (in ~/.config when it is unset).
+        XDG_CONFIG_DIRS
+            Where system-wide defaults are: NAME/settings.json in each of its
+            directories, the first wins (in /etc/xdg when it is unset).
+
+      Examples:
+        Store a token from a pipe (never an argument: ps shows those), and
+        read it back:
+            printf %s "$TOKEN" | splintctl secret store api.example.com alice
+            splintctl secret read api.example.com alice
+        Change a setting a daemon follows, and watch its changes:
+            splintctl set --suite com.example.sync interval 60
+            splintctl watch --suite com.example.sync
+        Run a test suite against a throw-away Secret Service:
+            splintctl sandbox -- swift test
+
       Exit status (`splintctl sandbox` exits with its command's status):
         0   success
         1   absent: no such secret or setting

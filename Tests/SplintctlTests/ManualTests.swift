@@ -13,6 +13,12 @@ struct ManualTests {
     let tool = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
     let root = try #require(tool["command"] as? [String: Any])
     #expect((root["discussion"] as? String)?.contains("Exit status") == true)
+    // script/install turns these blocks into the page's ENVIRONMENT and EXAMPLES sections.
+    let discussion = root["discussion"] as? String ?? ""
+    for variable in ["SPLINT_CREDENTIAL_STORES", "CREDENTIALS_DIRECTORY", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS"] {
+      #expect(discussion.contains("\nEnvironment:\n") && discussion.contains("\n  \(variable)\n"), "\(variable)")
+    }
+    #expect(discussion.contains("\n\nExamples:\n  "))
 
     var bare: [String] = []
     var commands = 0

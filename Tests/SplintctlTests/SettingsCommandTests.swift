@@ -1,4 +1,5 @@
 import Foundation
+import SplintSecrets
 import TestSupport
 import Testing
 
@@ -181,6 +182,37 @@ struct HelpTests {
     let script = try await splintctl("--generate-completion-script", shell)
     #expect(script.status == 0)
     #expect(script.stdout.contains("sandbox") && script.stdout.contains("secret"))
+  }
+
+  @Test(
+    "completions offer the store names for --store, and JSON files (and directories) for --file and import",
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is not installed (apt-get install fish)")
+  )
+  func completionsOfferValues() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("completions-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.createDirectory(
+      at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    for name in ["a.json", "b.txt"] {
+      try Data().write(to: directory.appendingPathComponent(name))
+    }
+    let splintctl = Programs.helper("splintctl")
+    let script = """
+      cd '\(directory.path)'; '\(splintctl)' --generate-completion-script fish | source
+      complete -C 'splintctl secret read --store '; echo ---; complete -C 'splintctl get --file '; echo ---
+      complete -C 'splintctl import --suite x '
+      """
+    var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] =
+      URL(fileURLWithPath: splintctl).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
+    let output = try await Programs.run(["fish", "--no-config", "-c", script], environment: environment)
+    let parts = output.stdout.components(separatedBy: "---\n").map { part in
+      part.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }
+    }
+    #expect(parts.count == 3, "\(output)")
+    #expect(parts.first == DefaultCredentialStore.storeNames)
+    #expect(parts.dropFirst().allSatisfy { $0 == ["a.json", "sub/"] }, "\(parts)")
   }
 }
 
