@@ -102,6 +102,21 @@ import Testing
     #expect(try await credential("alice", in: first).read() == nil, "nothing was written where no read would see it")
     #expect(try await credential("alice", in: chain).read() == "delivered")
 
+    // A read-only chain of its own (delivered secrets from two sources, say) is asked as interruptibly as it reads.
+    let nested = ChainedCredentialStore(
+      [
+        ChainedCredentialStore([ReadOnlyStore(), ReadOnlyStore(["alice": Data("delivered".utf8)])], name: "sources"),
+        first,
+      ])
+    let shadowed = try await #require(throws: CredentialError.self) {
+      try await credential("alice", in: nested).save("rotated")
+    }
+    #expect(shadowed.code == .readOnly)
+    #expect(shadowed.description.hasPrefix("sources delivers its secrets read-only"), "\(shadowed)")
+    await #expect(throws: shadowed) { try await credential("alice", in: nested).delete() }
+    try await credential("bob", in: nested).save("not shadowed")
+    #expect(try await credential("bob", in: first).read() == "not shadowed")
+
     // A read-only store that cannot be reached holds nothing here; one that fails otherwise stops the write, as a
     // read through the chain would stop there.
     let unreachable = ChainedCredentialStore([ReadOnlyStore(failure: .serviceUnavailable), first])

@@ -58,7 +58,8 @@ struct Window: Codable, Equatable, SettingValue {
     #expect(roundTrip(String?.some("y"), default: nil).0 == "y")
     #expect(roundTrip([1, nil, 3] as [Int?], default: []).0 == [1, nil, 3])
     #expect(roundTrip([1, 2, 3], default: []).0 == [1, 2, 3])
-    #expect(roundTrip(["a": [true], "b": []], default: [:]).0 == ["a": [true], "b": []])
+    let dictionary: [String: [Bool]] = ["a": [true], "b": []]
+    #expect(roundTrip(dictionary, default: [:]).0 == dictionary)
     #expect(roundTrip(JSONValue.array([.null]), default: .null).0 == .array([.null]))
   }
 
@@ -209,6 +210,17 @@ struct Window: Codable, Equatable, SettingValue {
     ) { try setting.save(.max) }
     #expect(throws: (any Error).self) { try UInt.max.jsonValue() }
     #expect(setting.value == 1, "the refused value is not taken")
+  }
+
+  @Test("JSONValue's literals take nothing from a setting's type: a literal default is still the Swift type it names")
+  func literalDefaultsKeepTheirSwiftTypes() {
+    let store = scratch.store("literals.json")
+    #expect(type(of: Setting("a", default: 5, store: store)) == Setting<Int>.self)
+    #expect(type(of: Setting("b", default: [1, 2], store: store)) == Setting<[Int]>.self)
+    #expect(type(of: Setting("c", default: ["a": [true], "b": []], store: store)) == Setting<[String: [Bool]]>.self)
+    #expect(type(of: Setting("d", default: "x", store: store)) == Setting<String>.self)
+    #expect(type(of: Setting("e", default: 0.5, store: store)) == Setting<Double>.self)
+    #expect(type(of: Setting("f", default: ["a": ["x": 1]], store: store)) == Setting<[String: [String: Int]]>.self)
   }
 
   @Test("a Set is a JSON array, written in one order whatever the set's, and read back whole")
