@@ -87,17 +87,24 @@ struct SandboxCommandTests {
       gdbus call --session --dest org.freedesktop.portal.Documents --object-path /org/freedesktop/portal/documents \
         --method org.freedesktop.portal.Documents.GetMountPoint >/dev/null || exit 9
       grep -q " $XDG_RUNTIME_DIR/doc " /proc/self/mountinfo || exit 8
+      if [ "$1" = stopped ]; then
+        pid=$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \
+          org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.portal.Documents | awk '{print $2}')
+        kill -STOP "$pid" || exit 7
+      fi
       echo "$XDG_RUNTIME_DIR"
       """
-    for _ in 0..<3 {
-      let output = try await splintctl("sandbox", "--", "sh", "-c", script)
+    // Left running, the portal may unmount its file system itself when the bus goes, or be killed first; stopped,
+    // it cannot, and its mount outlives it unless the sandbox undoes it.
+    for state in ["running", "stopped", "running", "stopped"] {
+      let output = try await splintctl("sandbox", "--", "sh", "-c", script, "sh", state)
       #expect(output.status == 0, "the portal mounted its file system in the sandbox: \(output)")
       let runtime = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
       let root = runtime.replacingOccurrences(of: "/run", with: "")
       #expect(root.contains("splintctl-sandbox."))
-      #expect(Sandbox.processes(naming: root).isEmpty, "nothing the sandbox started is still running")
-      #expect(Sandbox.mounts(beneath: root).isEmpty, "nothing is mounted beneath \(root)")
-      #expect(!FileManager.default.fileExists(atPath: root), "the directories are removed")
+      #expect(Sandbox.processes(naming: root).isEmpty, "nothing the sandbox started is still running (\(state))")
+      #expect(Sandbox.mounts(beneath: root).isEmpty, "nothing is mounted beneath \(root) (\(state))")
+      #expect(!FileManager.default.fileExists(atPath: root), "the directories are removed (\(state))")
     }
   }
 
