@@ -19,8 +19,9 @@ struct JSONParser: ~Copyable {
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
   /// Whether every number parsed so far reads back with its digits: false once one (such as
-  /// 123456789012345678901234567890) had more significant digits than a `Double` keeps.
-  private var numbersAreExact = true
+  /// 123456789012345678901234567890) had more significant digits than a `Double` keeps. Nil when nobody asked, so
+  /// that reading a settings file does not pay for it.
+  private var numbersAreExact: Bool?
 
   private init(_ bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -39,9 +40,10 @@ struct JSONParser: ~Copyable {
   /// its digits in the value (and so in the value's JSON text), rather than being rounded to the nearest `Double`.
   static func valueAndExactness(from bytes: [UInt8]) throws(JSONSyntaxError) -> (value: JSONValue, exact: Bool) {
     try withParser(bytes) { parser throws(JSONSyntaxError) in
+      parser.numbersAreExact = true
       let value = try parser.parseValue(depth: 0)
       try parser.expectEnd()
-      return (value, parser.numbersAreExact)
+      return (value, parser.numbersAreExact == true)
     }
   }
 
@@ -294,7 +296,7 @@ struct JSONParser: ~Copyable {
     guard let number = Double(text), number.isFinite else {
       throw error("the number \(text) is too large to store", at: start)
     }
-    if numbersAreExact, Self.significantDigits(text) != Self.significantDigits(number.description) {
+    if numbersAreExact == true, Self.significantDigits(text) != Self.significantDigits(number.description) {
       numbersAreExact = false
     }
     return .double(number)

@@ -81,17 +81,11 @@ struct SandboxCommand: AsyncParsableCommand {
       unset SPLINTCTL_SANDBOX_PASSWORD SPLINTCTL_SANDBOX_PID_FILE
       exec "$@" 2>&3 3>&-
       """
-    let status: Int32
-    do {
-      status = try await Self.run(
-        ["sh", "-c", outer, busLog, "dbus-run-session", "--", "sh", "-c", inner, "splintctl sandbox"] + command,
-        environment: environment,
-        receiver: { (try? String(contentsOfFile: commandPID, encoding: .utf8)).flatMap { Int32($0.dropLast()) } })
-    } catch {
-      Self.end(sandbox, busLog: busLog)
-      throw error
-    }
-    Self.end(sandbox, busLog: busLog)
+    defer { Self.end(sandbox, busLog: busLog) }
+    let status = try await Self.run(
+      ["sh", "-c", outer, busLog, "dbus-run-session", "--", "sh", "-c", inner, "splintctl sandbox"] + command,
+      environment: environment,
+      receiver: { (try? String(contentsOfFile: commandPID, encoding: .utf8)).flatMap { Int32($0.dropLast()) } })
     if status != 0 { throw ExitCode(status) }
   }
 
