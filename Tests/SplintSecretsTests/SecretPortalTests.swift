@@ -45,7 +45,9 @@ struct SecretPortalTests {
   static let gnomeDesktop = "dbus-update-activation-environment XDG_CURRENT_DESKTOP=gnome"
 
   /// An `sh` step that runs `SecretsProbe` with `steps` inside a bubblewrap sandbox that is a Flatpak of `app` to
-  /// libsecret and the portal: `/.flatpak-info` names the app, and its data directory is its own, as
+  /// libsecret and the portal: `/.flatpak-info` names the app and an instance, whose `bwrapinfo.json` in the runtime
+  /// directory's `.flatpak` holds the sandbox's process ID, as `flatpak run` leaves them (xdg-desktop-portal 1.20,
+  /// Debian 13's, refuses an app without it: "Portal operation not allowed"); its data directory is its own, as
   /// `~/.var/app/<app>/data` is. The host's root is not there: /usr, /etc and the toolchain, read-only, the session
   /// bus's socket, the app's data directory (read-only with `readOnlyData`), and this build (read-only, but for
   /// where coverage profiles go). The runtime directory is the sandbox's own, as in a Flatpak: the host's holds the
@@ -60,15 +62,16 @@ struct SecretPortalTests {
     return """
       bus=${DBUS_SESSION_BUS_ADDRESS#unix:path=}; bus=${bus%%,*}
       info="$XDG_RUNTIME_DIR/\(app).flatpak-info"; data="$XDG_RUNTIME_DIR/apps/\(app)/data"; mkdir -p "$data"
-      printf '[Application]\\nname=%s\\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\\n\\n[Instance]\\ninstance-id=1\\n' \
-        '\(app)' >"$info"
+      instance=$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); mkdir -p "$XDG_RUNTIME_DIR/.flatpak/$instance"
+      printf '[Application]\\nname=%s\\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\\n\\n[Instance]\\ninstance-id=%s\\n' \
+        '\(app)' "$instance" >"$info"
       bwrap --tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind /opt /opt \
         --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --symlink usr/sbin /sbin \
         --dev /dev --proc /proc --tmpfs /tmp --bind "$bus" "$bus" --ro-bind "\(build)" "\(build)" \
         \(profiles.map { "--bind \"\($0)\" \"\($0)\"" } ?? "") \
         --\(readOnlyData ? "ro-bind" : "bind") "$data" "$data" --ro-bind "$info" /.flatpak-info --dir /run/app --setenv XDG_RUNTIME_DIR /run/app \
         --setenv HOME "$data" --setenv XDG_DATA_HOME "$data" --unsetenv SPLINT_CREDENTIAL_STORES \
-        --die-with-parent \(quoted)
+        --die-with-parent --info-fd 3 \(quoted) 3>"$XDG_RUNTIME_DIR/.flatpak/$instance/bwrapinfo.json"
       """
   }
 
