@@ -87,6 +87,7 @@ static void load(void) {
   SPLINT_LOAD(secret_service_open);
   SPLINT_LOAD(secret_service_open_finish);
   SPLINT_LOAD(secret_service_get_session_dbus_path);
+  SPLINT_LOAD(secret_service_get_session_algorithms);
   SPLINT_LOAD(secret_service_encode_dbus_secret);
   SPLINT_LOAD(secret_service_decode_dbus_secret);
   SPLINT_LOAD(secret_value_new);

@@ -82,6 +82,7 @@ SAME_TYPE(secret_service_get_type);
 SAME_TYPE(secret_service_open);
 SAME_TYPE(secret_service_open_finish);
 SAME_TYPE(secret_service_get_session_dbus_path);
+SAME_TYPE(secret_service_get_session_algorithms);
 SAME_TYPE(secret_service_encode_dbus_secret);
 SAME_TYPE(secret_service_decode_dbus_secret);
 SAME_TYPE(secret_value_new);

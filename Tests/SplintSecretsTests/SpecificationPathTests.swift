@@ -47,6 +47,29 @@ struct SpecificationPathTests {
     #expect(output.lines == ["ok sh 0", "error locked", "error locked", "ok nil", "ok kept"], "\(output.stderr)")
   }
 
+  @Test("a provider that offers no encrypted session is refused before any secret crosses the bus, saying why")
+  func plainSessionIsRefused() async throws {
+    let output = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.plainOnly),
+        "availability",
+        "read", "svc", "bob",
+        "save", "svc", "alice", "token",
+        "delete", "svc", "bob",
+        "accounts", "svc",
+        "read-async", "svc", "bob",
+        // Each call asked for the encrypted session, then the plain one libsecret falls back to, and nothing more.
+        "sh", Scripted.called("OpenSession", times: 12),
+        "sh", "! grep -qx 'GetSecrets\\|CreateItem\\|SetSecret\\|SearchItems' \"$XDG_RUNTIME_DIR/scripted.log\"",
+      ])
+    #expect(
+      output.lines == ["ok sh 0"] + Array(repeating: "error storeUnavailable", count: 6) + ["ok sh 0", "ok sh 0"],
+      "\(output.stderr)")
+    #expect(output.stderr.contains("the provider offers no encrypted session"), "\(output.stderr)")
+    #expect(output.stderr.contains("secrets would cross the session bus unencrypted"))
+  }
+
   @Test("the provider's signals for collections coming and going: no crash and no GLib criticals, reads go on")
   func collectionSignals() async throws {
     let output = try await PrivateSession.probe(

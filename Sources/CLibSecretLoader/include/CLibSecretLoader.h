@@ -198,6 +198,7 @@ typedef struct SplintLibSecret {
     SplintGAsyncReadyCallback callback, void *user_data);
   SplintSecretService *(*_Nonnull secret_service_open_finish)(SplintGAsyncResult *result, SplintGError **error);
   const char *(*_Nonnull secret_service_get_session_dbus_path)(SplintSecretService *service);
+  const char *(*_Nonnull secret_service_get_session_algorithms)(SplintSecretService *service);
   SplintGVariant *(*_Nonnull secret_service_encode_dbus_secret)(
     SplintSecretService *service, SplintSecretValue *value);
   SplintSecretValue *(*_Nonnull secret_service_decode_dbus_secret)(

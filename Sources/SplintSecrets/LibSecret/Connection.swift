@@ -82,11 +82,27 @@ final class SecretServiceConnection: @unchecked Sendable {
     guard let opened else { throw .serviceUnavailable }  // coverage:ignore — never NULL without error
     let proxy = ServiceProxyReference(taking: opened, on: context)
     _ = consume bus  // the proxy holds the connection now
+    // libsecret settles for the plain algorithm when the provider answers the key exchange with NotSupported: every
+    // secret would then cross the session bus as it is, readable by whatever watches the bus (dbus-monitor, a
+    // proxy). Refused, before any secret is sent, rather than done without a word.
+    if glib.secret_service_get_session_algorithms(proxy.pointer).map({ String(cString: $0) }) == "plain" {
+      throw Self.plainSession
+    }
     let name = glib.g_dbus_proxy_get_name_owner(proxy.dbusProxy)
     // The session was just opened with the owner, so there is one.
     guard let owner = String(takingGString: name) else { throw .serviceUnavailable }  // coverage:ignore — it answered
     return SecretServiceConnection(proxy: proxy, owner: owner)
   }
+
+  /// Why a provider that offers only the plain session algorithm is not used.
+  static let plainSession = CredentialError.storeUnavailable(
+    store: "Secret Service",
+    reason: """
+      the provider offers no encrypted session (only the "plain" algorithm, not \
+      dh-ietf1024-sha256-aes128-cbc-pkcs7), so secrets would cross the session bus unencrypted, for anything that \
+      watches the bus to read; they are not sent. Use a provider that encrypts the session: gnome-keyring, \
+      KeePassXC, KWallet and oo7 do.
+      """)
 
   /// GLib's shared connection to the session bus, which libsecret opens the service on. Fails with `noSessionBus`
   /// when there is no session bus, before libsecret would try (and log) anything. The connection is told not to

@@ -6,8 +6,9 @@ import TestSupport
 /// runs against the real gnome-keyring; this one answers only what those paths need.
 ///
 /// It owns `org.freedesktop.secrets` on a session bus of its own (a ``PrivateSession/Setup/noProvider`` session)
-/// and offers only the plain session algorithm, so libsecret falls back to it. Each method it is called with is
-/// appended to `$XDG_RUNTIME_DIR/scripted.log`.
+/// and encrypts the session as gnome-keyring does (dh-ietf1024-sha256-aes128-cbc-pkcs7, with Python's
+/// `cryptography`, which Debian's python3-keyring brings), but in ``Mode/plainOnly``. Each method it is called with
+/// is appended to `$XDG_RUNTIME_DIR/scripted.log`.
 enum ScriptedSecretService {
   /// How the service behaves.
   enum Mode: String {
@@ -24,6 +25,9 @@ enum ScriptedSecretService {
     /// a dictionary, `badreply` answers SearchItems with the wrong signature; the collection's Locked is not a
     /// boolean.
     case breaking
+    /// Offers only the plain session algorithm, as a provider without encryption would: libsecret settles for it
+    /// unless told otherwise. It starts with the item of ``dismissing``.
+    case plainOnly
   }
 
   /// An `sh` step that starts the service in `mode` and returns once it owns its name.
@@ -62,7 +66,9 @@ enum ScriptedSecretService {
   }
 
   private static let script = """
-    import os, sys
+    import hashlib, hmac, os, sys
+    from cryptography.hazmat.primitives import padding
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_return, new_signal
     from jeepney.bus_messages import message_bus
     from jeepney.io.blocking import open_dbus_connection
@@ -84,7 +90,7 @@ enum ScriptedSecretService {
     def add(service, account, secret):
         items[new_path('item')] = {'attributes': {'service': service, 'username': account}, 'secret': secret}
 
-    if mode in ('dismissing', 'hanging'):
+    if mode in ('dismissing', 'hanging', 'plainOnly'):
         add('svc', 'bob', b'kept')
     if mode == 'accepting':
         add('other', 'carol', b'x')
@@ -99,6 +105,35 @@ enum ScriptedSecretService {
         path = new_path('p')
         prompts[path] = action
         return path
+
+    # The session: dh-ietf1024-sha256-aes128-cbc-pkcs7 (the Secret Service specification), 1024-bit MODP group 2 of
+    # RFC 2409, the shared secret (128 bytes, big-endian) through HKDF-SHA256 with no salt or info to an AES-128 key.
+    PRIME = int('FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DDEF95'
+                '19B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7EDEE386BFB5A'
+                '899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF', 16)
+    crypto = {'key': None}
+
+    def agree(theirs):
+        private = int.from_bytes(os.urandom(128), 'big') % (PRIME - 2) + 1
+        shared = pow(int.from_bytes(bytes(theirs), 'big'), private, PRIME).to_bytes(128, 'big')
+        extracted = hmac.new(b'\\0' * 32, shared, hashlib.sha256).digest()
+        crypto['key'] = hmac.new(extracted, b'\\1', hashlib.sha256).digest()[:16]
+        return pow(2, private, PRIME).to_bytes(128, 'big')
+
+    def seal(secret):
+        if crypto['key'] is None:
+            return b'', secret
+        iv = os.urandom(16)
+        padder = padding.PKCS7(128).padder()
+        encryptor = Cipher(algorithms.AES(crypto['key']), modes.CBC(iv)).encryptor()
+        return iv, encryptor.update(padder.update(secret) + padder.finalize()) + encryptor.finalize()
+
+    def unseal(value):
+        if crypto['key'] is None:
+            return bytes(value[2])
+        decryptor = Cipher(algorithms.AES(crypto['key']), modes.CBC(bytes(value[1]))).decryptor()
+        unpadder = padding.PKCS7(128).unpadder()
+        return unpadder.update(decryptor.update(bytes(value[2])) + decryptor.finalize()) + unpadder.finalize()
 
     def complete(bus, path, dismissed, result):
         signal = new_signal(DBusAddress(path, interface='org.freedesktop.Secret.Prompt'), 'Completed', 'bv',
@@ -121,9 +156,12 @@ enum ScriptedSecretService {
                 reply('a{sv}', ({},))
             elif member == 'OpenSession':
                 if body[0] == 'plain':
+                    crypto['key'] = None
                     reply('vo', (('s', ''), SESSION))
+                elif body[0] == 'dh-ietf1024-sha256-aes128-cbc-pkcs7' and mode != 'plainOnly':
+                    reply('vo', (('ay', agree(body[1][1])), SESSION))
                 else:
-                    fail('org.freedesktop.DBus.Error.NotSupported', 'plain only')
+                    fail('org.freedesktop.DBus.Error.NotSupported', 'not offered: ' + body[0])
             elif member == 'SearchItems':
                 found = matching(body[0])
                 if body[0].get('service') == 'badreply':
@@ -138,7 +176,7 @@ enum ScriptedSecretService {
                     service = items[item]['attributes']['service']
                     session = ROOT + '/session/other' if service == 'othersession' else body[1]
                     if not state['locked'] and service != 'empty':
-                        secrets[item] = (session, b'', items[item]['secret'], 'text/plain')
+                        secrets[item] = (session, *seal(items[item]['secret']), 'text/plain')
                 reply('a{o(oayays)}', (secrets,))
             elif member == 'Unlock':
                 if not state['locked']:
@@ -194,9 +232,9 @@ enum ScriptedSecretService {
                     fail('org.freedesktop.Secret.Error.IsLocked', 'Cannot create an item in a locked collection')
                 else:
                     attributes = body[0][ITEM + 'Attributes'][1]
-                    reply('oo', ('/', prompt(('create', (attributes, body[1][2])))))
+                    reply('oo', ('/', prompt(('create', (attributes, unseal(body[1]))))))
             elif member == 'SetSecret':
-                items[path]['secret'] = body[0][2]
+                items[path]['secret'] = unseal(body[0])
                 reply()
             elif member == 'Delete':
                 reply('o', (prompt(('delete', path)),))
