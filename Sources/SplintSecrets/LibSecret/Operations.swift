@@ -142,16 +142,25 @@ extension SecretServiceConnection {
     return path == SecretServiceAPI.none ? nil : path
   }
 
-  /// The collections that are locked and list no items at all. KeePassXC hides every item of a locked database
-  /// (gnome-keyring lists a locked keyring's items), so a search that finds nothing proves nothing while one of
-  /// these exists.
+  /// The collections that are locked and keep their items out of searches, so that a search that finds nothing
+  /// proves nothing while one of these exists. gnome-keyring and KWallet list a locked keyring's items in a
+  /// search's `locked` list. KeePassXC lists no items at all for a locked database. oo7-daemon lists them in the
+  /// collection's `Items` but leaves them out of every search until it is unlocked: a search that names no
+  /// attribute, which finds every item the provider shows, finds none of them.
   func lockedCollectionsHidingItems(call: LibSecretCall) throws(CredentialError) -> [String] {
     var hiding: [String] = []
+    var searchable: Set<String>?  // what a search finds at all; asked once, and only if a locked collection lists items
     let collections = try property(
       "Collections", of: SecretServiceAPI.servicePath, in: SecretServiceAPI.service, type: "ao", call: call)
     for collection in collections.strings where try isLocked(collection: collection, call: call) {
       let items = try property("Items", of: collection, in: SecretServiceAPI.collection, type: "ao", call: call)
-      if items.count == 0 { hiding.append(collection) }
+        .strings
+      if items.isEmpty {
+        hiding.append(collection)
+        continue
+      }
+      if searchable == nil { searchable = Set(try search([:], call: call).all) }
+      if let searchable, !items.contains(where: searchable.contains) { hiding.append(collection) }
     }
     return hiding
   }
