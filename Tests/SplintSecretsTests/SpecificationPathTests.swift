@@ -106,6 +106,32 @@ struct SpecificationPathTests {
       ], "\(output.stderr)")
   }
 
+  @Test("oo7-daemon, which forgets a SetSecret when it restarts: a save over a credential outlives the restart")
+  func oo7KeepsSaves() async throws {
+    let output = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.oo7),
+        "save", "svc", "bob", "changed",
+        "sh", Scripted.restart,
+        "read", "svc", "bob",
+        // Bytes now: the item's content type changes, so the create leaves the old item, which is deleted.
+        "save-hex", "svc", "bob", "00ff",
+        "sh", Scripted.restart,
+        "read-data", "svc", "bob",
+        "sh", Scripted.called("Delete", times: 1),
+        "save-labelled", "svc", "carol", "Carol's", "c2",
+        "sh", Scripted.restart,
+        "read", "svc", "carol",
+        "accounts", "svc",
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok", "ok sh 0", "ok changed", "ok", "ok sh 0", "ok 00ff", "ok sh 0", "ok", "ok sh 0", "ok c2",
+        "ok bob,carol",
+      ], "\(output.stderr)")
+  }
+
   @Test("oo7-daemon with no prompter (SSH, CI): its refused prompts mean locked, never absent or a backend error")
   func oo7Headless() async throws {
     let output = try await PrivateSession.probe(

@@ -74,16 +74,47 @@ extension SecretServiceConnection {
   ) throws(CredentialError) -> Bool {
     var stored = attributes
     stored["xdg:schema"] = SecretServiceAPI.schemaName
+    return try create(in: collection, attributes: stored, label: label, secret: secret, call: call) != nil
+  }
+
+  /// Creates an item in `collection` with exactly `attributes`, `label` and `secret`, replacing one there that the
+  /// provider finds the same. Returns the new item's path, or nil when the collection is locked and its unlock prompt
+  /// was dismissed.
+  private func create(
+    in collection: String, attributes: [String: String], label: String,
+    secret: borrowing SecretValueReference, call: LibSecretCall
+  ) throws(CredentialError) -> String? {
     let properties = Variant.array(of: "{sv}") {
       $0.append(.entry(.string(SecretServiceAPI.item + ".Label"), .boxed(.string(label))))
-      $0.append(.entry(.string(SecretServiceAPI.item + ".Attributes"), .boxed(.stringDictionary(stored))))
+      $0.append(.entry(.string(SecretServiceAPI.item + ".Attributes"), .boxed(.stringDictionary(attributes))))
     }
     let reply = try callMethod(
       "CreateItem", on: collection, of: SecretServiceAPI.collection,
       .tuple(properties, try encode(secret), .boolean(true)), returning: "(oo)", call: call)
     let prompt = reply.child(1).string
-    guard prompt != SecretServiceAPI.none else { return true }
-    return try self.prompt(prompt, call: call) != nil
+    guard prompt != SecretServiceAPI.none else { return reply.child(0).string }
+    guard let result = try self.prompt(prompt, call: call) else { return nil }
+    return result.is("o") ? result.string : ""
+  }
+
+  /// Gives the unlocked item at `item` the secret `secret` by creating it again in its collection, with its own
+  /// attributes (its `xdg:content-type`, if it has one, set to `contentType`) and its own label unless `label` is
+  /// given: for a provider that does not keep a SetSecret (see ``keepsItemChanges``), whose creates replace an item
+  /// with equal attributes. Returns the new item's path, or nil when a prompt was dismissed.
+  func recreate(
+    _ item: String, with secret: borrowing SecretValueReference, contentType: String, label: String?,
+    call: LibSecretCall
+  ) throws(CredentialError) -> String? {
+    var attributes = try attributes(of: item, call: call)
+    if attributes["xdg:content-type"] != nil { attributes["xdg:content-type"] = contentType }
+    let newLabel: String
+    if let label {
+      newLabel = label
+    } else {
+      newLabel = try property("Label", of: item, in: SecretServiceAPI.item, type: "s", call: call).string
+    }
+    let collection = String(item[..<(item.lastIndex(of: "/") ?? item.endIndex)])
+    return try create(in: collection, attributes: attributes, label: newLabel, secret: secret, call: call)
   }
 
   /// Replaces the secret of the item at `item`; its attributes and label stay as they are.

@@ -30,7 +30,8 @@ enum ScriptedSecretService {
     /// their Label and Attributes fail with `org.freedesktop.DBus.Error.Failed`. Creating or deleting in it
     /// unlocks it through a prompt; unlocked, both happen at once, and a create replaces only an item whose
     /// attributes equal the new one's after `xdg:content-type` is added. Prompts are accepted. SetSecret changes
-    /// the item only in memory: `Restart` (see ``restart``) brings back what creates and deletes wrote.
+    /// the item only in memory: `Restart` (see ``restart``) brings back what creates and deletes wrote. Its
+    /// process is named `oo7-daemon`, as the real one is.
     case oo7
     /// ``oo7`` where no prompter can be reached (SSH, CI): Prompt fails with `org.freedesktop.zbus.Error` and no
     /// Completed ever comes.
@@ -86,6 +87,9 @@ enum ScriptedSecretService {
     from jeepney.io.blocking import open_dbus_connection
 
     mode = sys.argv[1]
+    if mode in ('oo7', 'oo7headless'):
+        import ctypes
+        ctypes.CDLL(None).prctl(15, b'oo7-daemon', 0, 0, 0)  # PR_SET_NAME: /proc/PID/comm, as the real daemon's
     log = open(os.environ['XDG_RUNTIME_DIR'] + '/scripted.log', 'a', buffering=1)
     ROOT = '/org/freedesktop/secrets'
     COLLECTION = ROOT + '/collection/scripted'
@@ -101,7 +105,10 @@ enum ScriptedSecretService {
         return '%s/%s%d' % (COLLECTION if kind == 'item' else ROOT + '/prompt', kind, state['next'])
 
     def add(service, account, secret):
-        items[new_path('item')] = {'attributes': {'service': service, 'username': account}, 'secret': secret}
+        attributes = {'service': service, 'username': account}
+        if oo7:
+            attributes['xdg:content-type'] = 'text/plain'
+        items[new_path('item')] = {'attributes': attributes, 'secret': secret}
 
     if mode in ('dismissing', 'hanging') or oo7:
         add('svc', 'bob', b'kept')
@@ -227,6 +234,8 @@ enum ScriptedSecretService {
                     reply('v', (('s', 'no') if mode == 'breaking' else ('b', state['locked']),))
                 elif body[1] == 'Collections':
                     reply('v', (('ao', [COLLECTION]),))
+                elif body[1] == 'Label':
+                    reply('v', (('s', 'label of ' + items[path]['attributes']['username']),))
                 elif body[1] == 'Items':
                     reply('v', (('ao', list(items)),))
                 elif items[path]['attributes']['service'] == 'badattributes':
