@@ -176,6 +176,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     let found = try search(credential.attributes, service, call)
     guard found.all.isEmpty else {
       try unlock(found.locked, service, call)
+      guard service.keepsItemChanges else {
+        return try recreate(found.all, value, contentType: contentType, for: credential, service, call)
+      }
       for item in found.all {
         try service.setSecret(of: item, to: value, call: call)
         if let label = credential.label { try service.setLabel(of: item, to: label, call: call) }
@@ -194,6 +197,25 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
         in: collection, attributes: credential.attributes, label: credential.itemLabel, secret: value, call: call)
     }
     if !created { throw Self.stillLocked }
+  }
+
+  /// Gives `items` the secret `value` by creating each again (see ``SecretServiceConnection/recreate``), for
+  /// oo7-daemon, which would forget a SetSecret at its next start. Its creates replace the items whose attributes
+  /// are equal; one whose content type changed is left beside the new one, and deleted.
+  private func recreate(
+    _ items: [String], _ value: borrowing SecretValueReference, contentType: SecretContentType,
+    for credential: Credential, _ service: Service, _ call: LibSecretCall
+  ) throws(CredentialError) {
+    var created: Set<String> = []
+    for item in items {
+      let path = try service.recreate(
+        item, with: value, contentType: contentType.rawValue, label: credential.label, call: call)
+      guard let path else { throw Self.stillLocked }  // coverage:ignore — the items' collections were unlocked
+      created.insert(path)
+    }
+    for item in try service.search(credential.attributes, call: call).all where !created.contains(item) {
+      if try !service.delete(item, call: call) { throw Self.stillLocked }  // coverage:ignore — unlocked, as above
+    }
   }
 
   private func delete(_ credential: Credential, _ service: Service, _ call: LibSecretCall) throws(CredentialError) {

@@ -100,6 +100,80 @@ struct SpecificationPathTests {
     #expect(output.lines == ["ok sh 0", "error timedOut", "ok sh 0"], "\(output.stderr)")
   }
 
+  @Test("oo7-daemon: a locked collection that searches do not see into is unlocked before anything is called absent")
+  func oo7LockedCollection() async throws {
+    let output = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.oo7),
+        // Its searches find nothing while it is locked, but it lists items: unlocked (a prompt), then found.
+        "read", "svc", "bob",
+        "sh", Scripted.lock,
+        "accounts", "svc",
+        "sh", Scripted.lock,
+        // The existing item gets the new secret; no second item is created beside it.
+        "save", "svc", "bob", "changed",
+        "read", "svc", "bob",
+        "sh", Scripted.lock,
+        "delete", "svc", "carol",
+        "read", "svc", "carol",
+        "sh", Scripted.lock,
+        // Absent is still absent, once the collection has been unlocked to be sure.
+        "read", "svc", "nobody",
+        "sh", Scripted.called("Prompt", times: 5),
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok kept", "ok sh 0", "ok bob,carol", "ok sh 0", "ok", "ok changed", "ok sh 0", "ok", "ok nil",
+        "ok sh 0", "ok nil", "ok sh 0",
+      ], "\(output.stderr)")
+  }
+
+  @Test("oo7-daemon, which forgets a SetSecret when it restarts: a save over a credential outlives the restart")
+  func oo7KeepsSaves() async throws {
+    let output = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.oo7),
+        "save", "svc", "bob", "changed",
+        "sh", Scripted.restart,
+        "read", "svc", "bob",
+        // Bytes now: the item's content type changes, so the create leaves the old item, which is deleted.
+        "save-hex", "svc", "bob", "00ff",
+        "sh", Scripted.restart,
+        "read-data", "svc", "bob",
+        "sh", Scripted.called("Delete", times: 1),
+        "save-labelled", "svc", "carol", "Carol's", "c2",
+        "sh", Scripted.restart,
+        "read", "svc", "carol",
+        "accounts", "svc",
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok", "ok sh 0", "ok changed", "ok", "ok sh 0", "ok 00ff", "ok sh 0", "ok", "ok sh 0", "ok c2",
+        "ok bob,carol",
+      ], "\(output.stderr)")
+  }
+
+  @Test("oo7-daemon with no prompter (SSH, CI): its refused prompts mean locked, never absent or a backend error")
+  func oo7Headless() async throws {
+    let output = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.oo7Headless),
+        "read", "svc", "bob",
+        "save", "svc", "bob", "x",
+        "delete", "svc", "bob",
+        "accounts", "svc",
+        "read", "svc", "nobody",
+        "availability",
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "error locked", "error locked", "error locked", "error locked", "error locked", "error locked",
+      ], "\(output.stderr)")
+  }
+
   @Test("replies that break the specification are typed errors, never a crash, a hang or a wrong value")
   func brokenReplies() async throws {
     let output = try await PrivateSession.probe(

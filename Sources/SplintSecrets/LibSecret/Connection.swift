@@ -4,6 +4,12 @@
 import CLibSecretLoader
 import Synchronization
 
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 /// The Secret Service as one process that owns `org.freedesktop.secrets` sees it: libsecret's proxy, with the
 /// session libsecret negotiated (its key exchange, and the encoding of secrets for it), and that process's unique
 /// bus name, to which every call goes.
@@ -26,10 +32,15 @@ final class SecretServiceConnection: @unchecked Sendable {
   private let proxy: ServiceProxyReference
   /// The unique bus name (":1.42") of the process that owned `org.freedesktop.secrets` when this connected.
   let owner: String
+  /// Whether a SetSecret or a new label is kept for good. oo7-daemon (read at its commit 439bee2) changes the item
+  /// only in memory, never in its keyring file, so that the next start of the daemon brings back the old secret;
+  /// only a create or a delete is written there.
+  let keepsItemChanges: Bool
 
-  private init(proxy: consuming ServiceProxyReference, owner: String) {
+  private init(proxy: consuming ServiceProxyReference, owner: String, keepsItemChanges: Bool) {
     self.proxy = proxy
     self.owner = owner
+    self.keepsItemChanges = keepsItemChanges
   }
 
   private static let current = Mutex<SecretServiceConnection?>(nil)
@@ -91,7 +102,34 @@ final class SecretServiceConnection: @unchecked Sendable {
     let name = glib.g_dbus_proxy_get_name_owner(proxy.dbusProxy)
     // The session was just opened with the owner, so there is one.
     guard let owner = String(takingGString: name) else { throw .serviceUnavailable }  // coverage:ignore — it answered
-    return SecretServiceConnection(proxy: proxy, owner: owner)
+    let program = try program(owning: owner, on: glib.g_dbus_proxy_get_connection(proxy.dbusProxy), call: call)
+    return SecretServiceConnection(proxy: proxy, owner: owner, keepsItemChanges: program != "oo7-daemon")
+  }
+
+  /// The name of the program (its `/proc/PID/comm`) whose connection is `owner`, or nil when the bus or `/proc`
+  /// does not tell (another PID namespace).
+  private static func program(
+    owning owner: String, on bus: OpaquePointer, call: LibSecretCall
+  ) throws(CredentialError) -> String? {
+    let parameters = Variant.tuple(.string(owner))
+    do throws(CredentialError) {
+      let reply = try call.checking { error in
+        Variant(
+          takingIfSet: "(u)".withCString { type in
+            glib.g_dbus_connection_call_sync(
+              bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+              "GetConnectionUnixProcessID", parameters.raw, OpaquePointer(type), SPLINT_G_DBUS_CALL_FLAGS_NONE, -1,
+              call.gCancellable, error)
+          })
+      }
+      guard let reply else { return nil }  // coverage:ignore — GDBus sets an error instead
+      let name = try? String(contentsOfFile: "/proc/\(reply.child(0).unsigned32)/comm", encoding: .utf8)
+      return name?.split(separator: "\n").first.map(String.init)
+    } catch  where call.interruption != nil {
+      throw error  // coverage:ignore — interrupted between two calls of the same open
+    } catch {
+      return nil  // coverage:ignore — every bus daemon answers this
+    }
   }
 
   /// Why a provider that offers only the plain session algorithm is not used.

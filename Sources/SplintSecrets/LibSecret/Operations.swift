@@ -74,16 +74,47 @@ extension SecretServiceConnection {
   ) throws(CredentialError) -> Bool {
     var stored = attributes
     stored["xdg:schema"] = SecretServiceAPI.schemaName
+    return try create(in: collection, attributes: stored, label: label, secret: secret, call: call) != nil
+  }
+
+  /// Creates an item in `collection` with exactly `attributes`, `label` and `secret`, replacing one there that the
+  /// provider finds the same. Returns the new item's path, or nil when the collection is locked and its unlock prompt
+  /// was dismissed.
+  private func create(
+    in collection: String, attributes: [String: String], label: String,
+    secret: borrowing SecretValueReference, call: LibSecretCall
+  ) throws(CredentialError) -> String? {
     let properties = Variant.array(of: "{sv}") {
       $0.append(.entry(.string(SecretServiceAPI.item + ".Label"), .boxed(.string(label))))
-      $0.append(.entry(.string(SecretServiceAPI.item + ".Attributes"), .boxed(.stringDictionary(stored))))
+      $0.append(.entry(.string(SecretServiceAPI.item + ".Attributes"), .boxed(.stringDictionary(attributes))))
     }
     let reply = try callMethod(
       "CreateItem", on: collection, of: SecretServiceAPI.collection,
       .tuple(properties, try encode(secret), .boolean(true)), returning: "(oo)", call: call)
     let prompt = reply.child(1).string
-    guard prompt != SecretServiceAPI.none else { return true }
-    return try self.prompt(prompt, call: call) != nil
+    guard prompt != SecretServiceAPI.none else { return reply.child(0).string }
+    guard let result = try self.prompt(prompt, call: call) else { return nil }
+    return result.is("o") ? result.string : ""
+  }
+
+  /// Gives the unlocked item at `item` the secret `secret` by creating it again in its collection, with its own
+  /// attributes (its `xdg:content-type`, if it has one, set to `contentType`) and its own label unless `label` is
+  /// given: for a provider that does not keep a SetSecret (see ``keepsItemChanges``), whose creates replace an item
+  /// with equal attributes. Returns the new item's path, or nil when a prompt was dismissed.
+  func recreate(
+    _ item: String, with secret: borrowing SecretValueReference, contentType: String, label: String?,
+    call: LibSecretCall
+  ) throws(CredentialError) -> String? {
+    var attributes = try attributes(of: item, call: call)
+    if attributes["xdg:content-type"] != nil { attributes["xdg:content-type"] = contentType }
+    let newLabel: String
+    if let label {
+      newLabel = label
+    } else {
+      newLabel = try property("Label", of: item, in: SecretServiceAPI.item, type: "s", call: call).string
+    }
+    let collection = String(item[..<(item.lastIndex(of: "/") ?? item.endIndex)])
+    return try create(in: collection, attributes: attributes, label: newLabel, secret: secret, call: call)
   }
 
   /// Replaces the secret of the item at `item`; its attributes and label stay as they are.
@@ -142,16 +173,25 @@ extension SecretServiceConnection {
     return path == SecretServiceAPI.none ? nil : path
   }
 
-  /// The collections that are locked and list no items at all. KeePassXC hides every item of a locked database
-  /// (gnome-keyring lists a locked keyring's items), so a search that finds nothing proves nothing while one of
-  /// these exists.
+  /// The collections that are locked and keep their items out of searches, so that a search that finds nothing
+  /// proves nothing while one of these exists. gnome-keyring and KWallet list a locked keyring's items in a
+  /// search's `locked` list. KeePassXC lists no items at all for a locked database. oo7-daemon lists them in the
+  /// collection's `Items` but leaves them out of every search until it is unlocked: a search that names no
+  /// attribute, which finds every item the provider shows, finds none of them.
   func lockedCollectionsHidingItems(call: LibSecretCall) throws(CredentialError) -> [String] {
     var hiding: [String] = []
+    var searchable: Set<String>?  // what a search finds at all; asked once, and only if a locked collection lists items
     let collections = try property(
       "Collections", of: SecretServiceAPI.servicePath, in: SecretServiceAPI.service, type: "ao", call: call)
     for collection in collections.strings where try isLocked(collection: collection, call: call) {
       let items = try property("Items", of: collection, in: SecretServiceAPI.collection, type: "ao", call: call)
-      if items.count == 0 { hiding.append(collection) }
+        .strings
+      if items.isEmpty {
+        hiding.append(collection)
+        continue
+      }
+      if searchable == nil { searchable = Set(try search([:], call: call).all) }
+      if let searchable, !items.contains(where: searchable.contains) { hiding.append(collection) }
     }
     return hiding
   }

@@ -7,7 +7,8 @@ import CLibSecretLoader
 extension SecretServiceConnection {
   /// Shows the prompt at `path` and waits until it ends. Returns its result, whose type the call that returned the
   /// prompt defines, or nil when it ended without one: dismissed by the person, refused by the provider (headless,
-  /// it cannot show one), or the provider went away in the middle.
+  /// it cannot show one; gnome-keyring completes it dismissed, oo7-daemon answers the Prompt call with an error),
+  /// or the provider went away in the middle.
   ///
   /// libsecret 0.20.5 waits forever for a prompt whose provider went away (its task completes with a NULL error,
   /// which GLib refuses); this ends it when the provider's bus name goes. An interruption of `call` dismisses the
@@ -26,8 +27,15 @@ extension SecretServiceConnection {
           on: bus, sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
           path: "/org/freedesktop/DBus", arg0: owner
         ) { _ in outcome.end() }
-        _ = try callMethod(
-          "Prompt", on: path, of: SecretServiceAPI.prompt, .tuple(.string("")), returning: "()", call: call)
+        do throws(CredentialError) {
+          _ = try callMethod(
+            "Prompt", on: path, of: SecretServiceAPI.prompt, .tuple(.string("")), returning: "()", call: call)
+        } catch  where error.code == .backend {
+          // The provider refused to show it, and will send no Completed: oo7-daemon does so where it has no
+          // prompter to ask (SSH, CI: no graphical session and no `oo7-cli` running) and when its command-line
+          // prompt is dismissed. gnome-keyring dismisses such a prompt instead; both mean the same to the caller.
+          return
+        }
         call.waking(context) {
           while !outcome.ended && call.interruption == nil { context.iterate() }
         }

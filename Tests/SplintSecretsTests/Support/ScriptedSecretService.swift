@@ -28,6 +28,18 @@ enum ScriptedSecretService {
     /// Offers only the plain session algorithm, as a provider without encryption would: libsecret settles for it
     /// unless told otherwise. It starts with the item of ``dismissing``.
     case plainOnly
+    /// Behaves as oo7-daemon does (GNOME's Rust Secret Service, at its commit 439bee2): its collection starts
+    /// locked, with the item of ``dismissing`` and one of service `svc`, account `carol`. While locked, the
+    /// collection lists its items in `Items` but searches find none of them (neither unlocked nor locked), and
+    /// their Label and Attributes fail with `org.freedesktop.DBus.Error.Failed`. Creating or deleting in it
+    /// unlocks it through a prompt; unlocked, both happen at once, and a create replaces only an item whose
+    /// attributes equal the new one's after `xdg:content-type` is added. Prompts are accepted. SetSecret changes
+    /// the item only in memory: `Restart` (see ``restart``) brings back what creates and deletes wrote. Its
+    /// process is named `oo7-daemon`, as the real one is.
+    case oo7
+    /// ``oo7`` where no prompter can be reached (SSH, CI): Prompt fails with `org.freedesktop.zbus.Error` and no
+    /// Completed ever comes.
+    case oo7Headless = "oo7headless"
   }
 
   /// An `sh` step that starts the service in `mode` and returns once it owns its name.
@@ -45,6 +57,13 @@ enum ScriptedSecretService {
   static let lock = """
     dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
       org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/scripted >/dev/null
+    """
+
+  /// An `sh` step that restarts an ``Mode/oo7`` service as its daemon restarts at the next login: its items become
+  /// what it had written to its keyring file.
+  static let restart = """
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+      org.freedesktop.Secret.Service.Restart >/dev/null
     """
 
   /// An `sh` step that has the service send the signals of collections coming and going (CollectionCreated,
@@ -74,13 +93,17 @@ enum ScriptedSecretService {
     from jeepney.io.blocking import open_dbus_connection
 
     mode = sys.argv[1]
+    if mode in ('oo7', 'oo7headless'):
+        import ctypes
+        ctypes.CDLL(None).prctl(15, b'oo7-daemon', 0, 0, 0)  # PR_SET_NAME: /proc/PID/comm, as the real daemon's
     log = open(os.environ['XDG_RUNTIME_DIR'] + '/scripted.log', 'a', buffering=1)
     ROOT = '/org/freedesktop/secrets'
     COLLECTION = ROOT + '/collection/scripted'
     SESSION = ROOT + '/session/1'
     ITEM = 'org.freedesktop.Secret.Item.'
     items = {}
-    state = {'locked': mode in ('accepting', 'hanging'), 'next': 0}
+    oo7 = mode in ('oo7', 'oo7headless')
+    state = {'locked': mode in ('accepting', 'hanging') or oo7, 'next': 0}
     prompts = {}
 
     def new_path(kind):
@@ -88,10 +111,30 @@ enum ScriptedSecretService {
         return '%s/%s%d' % (COLLECTION if kind == 'item' else ROOT + '/prompt', kind, state['next'])
 
     def add(service, account, secret):
-        items[new_path('item')] = {'attributes': {'service': service, 'username': account}, 'secret': secret}
+        attributes = {'service': service, 'username': account}
+        if oo7:
+            attributes['xdg:content-type'] = 'text/plain'
+        items[new_path('item')] = {'attributes': attributes, 'secret': secret}
 
-    if mode in ('dismissing', 'hanging', 'plainOnly'):
+    if mode in ('dismissing', 'hanging', 'plainOnly') or oo7:
         add('svc', 'bob', b'kept')
+    if oo7:
+        add('svc', 'carol', b'c')
+    # What oo7-daemon wrote to its keyring file: creates and deletes write it, SetSecret does not.
+    disk = {path: dict(item) for path, item in items.items()}
+
+    def create(attributes, secret):
+        for path in [p for p, i in items.items() if i['attributes'] == attributes]:
+            del items[path]
+            disk.pop(path, None)
+        path = new_path('item')
+        items[path] = {'attributes': attributes, 'secret': secret}
+        disk[path] = dict(items[path])
+        return path
+
+    def delete(path):
+        del items[path]
+        disk.pop(path, None)
     if mode == 'accepting':
         add('other', 'carol', b'x')
     if mode == 'breaking':
@@ -166,6 +209,8 @@ enum ScriptedSecretService {
                 found = matching(body[0])
                 if body[0].get('service') == 'badreply':
                     reply('ao', (found,))
+                elif oo7 and state['locked']:
+                    reply('aoao', ([], []))
                 elif state['locked']:
                     reply('aoao', ([], found))
                 else:
@@ -186,6 +231,8 @@ enum ScriptedSecretService {
             elif member == 'Lock':
                 state['locked'] = True
                 reply('aoo', (body[0], '/'))
+            elif member == 'Prompt' and mode == 'oo7headless':
+                fail('org.freedesktop.zbus.Error', 'org.freedesktop.DBus.Error.Failed: CLI prompter failed')
             elif member == 'Prompt':
                 reply()
                 kind, argument = prompts[path]
@@ -197,8 +244,12 @@ enum ScriptedSecretService {
                     state['locked'] = False
                     complete(bus, path, False, ('ao', argument))
                 elif kind == 'delete':
-                    del items[argument]
+                    state['locked'] = False
+                    delete(argument)
                     complete(bus, path, False, ('s', ''))
+                elif kind == 'unlock-create':
+                    state['locked'] = False
+                    complete(bus, path, False, ('o', create(*argument)))
                 else:
                     attributes, secret = argument
                     item = new_path('item')
@@ -215,10 +266,14 @@ enum ScriptedSecretService {
             elif member == 'ReadAlias':
                 reply('o', (COLLECTION,))
             elif member == 'Get':
-                if body[1] == 'Locked':
+                if oo7 and state['locked'] and body[1] in ('Label', 'Attributes', 'Created', 'Modified'):
+                    fail('org.freedesktop.DBus.Error.Failed', 'Cannot get attributes of a locked object')
+                elif body[1] == 'Locked':
                     reply('v', (('s', 'no') if mode == 'breaking' else ('b', state['locked']),))
                 elif body[1] == 'Collections':
                     reply('v', (('ao', [COLLECTION]),))
+                elif body[1] == 'Label':
+                    reply('v', (('s', 'label of ' + items[path]['attributes']['username']),))
                 elif body[1] == 'Items':
                     reply('v', (('ao', list(items)),))
                 elif items[path]['attributes']['service'] == 'badattributes':
@@ -227,6 +282,14 @@ enum ScriptedSecretService {
                     reply('v', (('a{ss}', items[path]['attributes']),))
             elif member == 'Set':
                 reply()
+            elif member == 'CreateItem' and oo7:
+                attributes = body[0][ITEM + 'Attributes'][1]
+                attributes = dict(attributes)
+                attributes.setdefault('xdg:content-type', body[1][3])
+                if state['locked']:
+                    reply('oo', ('/', prompt(('unlock-create', (attributes, unseal(body[1]))))))
+                else:
+                    reply('oo', (create(attributes, unseal(body[1])), '/'))
             elif member == 'CreateItem':
                 if state['locked']:
                     fail('org.freedesktop.Secret.Error.IsLocked', 'Cannot create an item in a locked collection')
@@ -236,8 +299,15 @@ enum ScriptedSecretService {
             elif member == 'SetSecret':
                 items[path]['secret'] = unseal(body[0])
                 reply()
+            elif member == 'Delete' and oo7 and not state['locked']:
+                delete(path)
+                reply('o', ('/',))
             elif member == 'Delete':
                 reply('o', (prompt(('delete', path)),))
+            elif member == 'Restart':
+                items.clear()
+                items.update({p: dict(i) for p, i in disk.items()})
+                reply()
             else:
                 fail('org.freedesktop.DBus.Error.UnknownMethod', 'not scripted: ' + member)
     """
