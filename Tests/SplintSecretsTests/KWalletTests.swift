@@ -3,16 +3,18 @@ import TestSupport
 import Testing
 import splintctl
 
-/// SecretServiceStore against a third real Secret Service provider: KWallet (kwalletd5, whose Secret Service API is
-/// on), with a new wallet made through its own first-use dialogs, on a virtual X display and a private D-Bus
-/// session. Skipped where kwalletd5 or the display tools are missing.
+/// SecretServiceStore against a third real Secret Service provider: KWallet (kwalletd6, or kwalletd5 where that is
+/// the one installed, its Secret Service API on), with a new wallet made through its own first-use dialogs, on a
+/// virtual X display and a private D-Bus session. Skipped where neither daemon is installed, or the display tools are
+/// missing.
 @Suite(
   "KWallet as the Secret Service, in a private D-Bus session",
   .enabled(
     if: KWallet.missing == nil,
     """
-    KWallet, xvfb-run, xdotool or xwininfo is missing: apt-get install libkf5wallet-bin libqca-qt5-2-plugins xvfb \
-    xdotool x11-utils
+    KWallet, secret-tool, xvfb-run, xdotool or xwininfo is missing: apt-get install kwallet6 libqca-qt6-plugins \
+    libsecret-tools xvfb xdotool x11-utils (Debian 13), with libkf5wallet-bin libqca-qt5-2-plugins for the first two \
+    on Debian 12
     """))
 struct KWalletTests {
   @Test("CredentialStoreConformance passes against KWallet")
@@ -108,8 +110,12 @@ enum SecretToolBothWays {
 
 /// Starts KWallet for one test and runs `SecretsProbe` against it.
 enum KWallet {
+  /// The daemon the suite runs: the first of ``Daemon/all`` installed here (kwalletd5 when neither is, for
+  /// ``missing`` to name).
+  static let daemon = Daemon.all.first { DesktopProvider.missing([$0.name]) == nil } ?? .kwalletd5
+
   /// The first program the suite needs that is not installed, if any.
-  static let missing = DesktopProvider.missing(["kwalletd5", "secret-tool"] + DesktopProvider.tools)
+  static let missing = DesktopProvider.missing([daemon.name, "secret-tool"] + DesktopProvider.tools)
 
   static let password = "kwallet-test-password"
 
@@ -123,17 +129,15 @@ enum KWallet {
   /// the wallet's password and Return. In the background, so that the next step can be the one that prompts.
   static func answerUnlock(dismissing: Bool = false) -> String {
     DesktopProvider.person(
-      after: "shown '\(openDialog)'",
+      after: "shown '\(daemon.window(daemon.openDialog))'",
       dismissing
         ? "xdotool key Escape"
-        : "xdotool mousemove 537 358 click 1\nxdotool type --delay 20 '\(password)'\nxdotool key Return")
+        : """
+        xdotool mousemove \(daemon.openPasswordField) click 1
+        xdotool type --delay 20 '\(password)'
+        xdotool key Return
+        """)
   }
-
-  /// KWallet's windows, as `xwininfo -root -tree` shows them on the 1024x768 display (the places clicked below are in
-  /// them): its first-use wizard, the new wallet's password dialog, and the dialog that opens a closed wallet.
-  private static let wizard = "(\"kwalletd5\" \"kwalletd5\")  500x360"
-  private static let newPassword = "(\"kwalletd5\" \"kwalletd5\")  314x241"
-  private static let openDialog = "(\"kwalletd5\" \"kwalletd5\")  422x152"
 
   /// Runs `SecretsProbe` on SecretServiceStore with `steps`, KWallet serving a new wallet, and returns its output;
   /// nil, with a message, when KWallet cannot start here.
@@ -159,20 +163,54 @@ enum KWallet {
     // The first item stored makes KWallet create its wallet, which it asks a person about: a wizard (the classic
     // blowfish file, then Finish), then the new wallet's password, twice.
     let start = """
-      QT_QPA_PLATFORM=xcb kwalletd5 >"$XDG_RUNTIME_DIR/kwalletd.log" 2>&1 &
+      QT_QPA_PLATFORM=xcb \(daemon.name) >"$XDG_RUNTIME_DIR/kwalletd.log" 2>&1 &
       kwalletd=$!
       failed() { echo "$1" >&2; xwininfo -root -tree >&2; cat "$XDG_RUNTIME_DIR/kwalletd.log" >&2; kill -KILL $kwalletd; exit \(DesktopProvider.notStarted); }
-      owned || failed 'kwalletd5 did not take org.freedesktop.secrets'
+      owned || failed '\(daemon.name) did not take org.freedesktop.secrets'
       printf x | timeout 20 secret-tool store --label created splint-test created &
       store=$!
-      shown '\(wizard)' || failed 'no first-use wizard'
-      sleep 0.5; xdotool mousemove 361 331 click 1; sleep 0.3; xdotool mousemove 614 500 click 1
-      shown '\(newPassword)' || failed 'no password dialog'
-      sleep 0.5; xdotool mousemove 537 339 click 1; xdotool type --delay 20 '\(password)'
+      shown '\(daemon.window(daemon.wizard))' || failed 'no first-use wizard'
+      sleep 0.5; xdotool mousemove \(daemon.classic) click 1; sleep 0.3; xdotool mousemove \(daemon.finish) click 1
+      shown '\(daemon.window(daemon.newPassword))' || failed 'no password dialog'
+      sleep 0.5; xdotool mousemove \(daemon.newPasswordField) click 1; xdotool type --delay 20 '\(password)'
       xdotool key Tab; xdotool type --delay 20 '\(password)'; sleep 0.3; xdotool key Return
       wait $store && secret-tool clear splint-test created || failed 'no wallet made'
       \(DesktopProvider.runProbe(killing: "$kwalletd"))
       """
     return try await DesktopProvider.run("KWalletTests", in: sandbox, start: start, argument: "kwallet", steps)
+  }
+
+  /// A KWallet daemon, and where its dialogs are on the 1024x768 display: the sizes `xwininfo -root -tree` shows for its
+  /// windows, and the places (x y) clicked in them. Qt centres each dialog on the display.
+  struct Daemon {
+    /// The program, which is also its windows' class.
+    let name: String
+    /// The first-use wizard, its "Classic, blowfish encrypted file" choice (the GPG one is chosen at first), and its
+    /// Finish button, enabled once the classic file is chosen.
+    let wizard: String
+    let classic: String
+    let finish: String
+    /// The new wallet's password dialog, and its first field (Password, then Verify after a Tab).
+    let newPassword: String
+    let newPasswordField: String
+    /// The dialog that opens a closed wallet, and its password field.
+    let openDialog: String
+    let openPasswordField: String
+
+    /// The pattern `shown` waits for: the line of one of this daemon's windows of `size`.
+    func window(_ size: String) -> String { "(\"\(name)\" \"\(name)\")  \(size)" }
+
+    /// KDE Frameworks 6 (Debian 13's kwallet6, KWallet 6.13): the wizard's shorter heading puts its choices higher, and
+    /// the dialogs are smaller than kwalletd5's.
+    static let kwalletd6 = Daemon(
+      name: "kwalletd6", wizard: "500x360", classic: "371 305", finish: "614 501", newPassword: "296x238",
+      newPasswordField: "535 345", openDialog: "422x132", openPasswordField: "535 356")
+    /// KDE Frameworks 5 (Debian 12's libkf5wallet-bin, KWallet 5.103).
+    static let kwalletd5 = Daemon(
+      name: "kwalletd5", wizard: "500x360", classic: "361 331", finish: "614 500", newPassword: "314x241",
+      newPasswordField: "537 339", openDialog: "422x152", openPasswordField: "537 358")
+    /// The daemons the suite knows, the newer first: Debian packages only one of them (kwallet6 replaces
+    /// libkf5wallet-bin).
+    static let all = [kwalletd6, kwalletd5]
   }
 }
