@@ -19,62 +19,66 @@ import splintctl
 struct KWalletTests {
   @Test("CredentialStoreConformance passes against KWallet")
   func conformance() async throws {
-    guard let output = try await KWallet.probe(["availability", "conformance"]) else { return }
-    #expect(output.lines == ["ok available", "ok conforms"], "\(output.stderr)")
+    let expected = ["ok available", "ok conforms"]
+    guard let output = try await KWallet.probe(["availability", "conformance"], expecting: expected) else { return }
+    #expect(output.lines == expected, "\(output.stderr)")
   }
 
   @Test("bytes with NUL, text with KeePass-like placeholders and an empty account read back verbatim")
   func verbatim() async throws {
+    let expected = [
+      "ok", "ok 00ff0041000a", "ok", "ok {REF:T@I:abc} {USERNAME}", "ok", "ok default item", "ok ,bin,ref", "ok",
+      "ok nil",
+    ]
     guard
-      let output = try await KWallet.probe([
-        "save-hex", "svc", "bin", "00ff0041000a",
-        "read-data", "svc", "bin",
-        "save", "svc", "ref", "{REF:T@I:abc} {USERNAME}",
-        "read", "svc", "ref",
-        "save", "svc", "", "default item",
-        "read", "svc", "",
-        "accounts", "svc",
-        "delete", "svc", "bin",
-        "read-data", "svc", "bin",
-      ])
+      let output = try await KWallet.probe(
+        [
+          "save-hex", "svc", "bin", "00ff0041000a",
+          "read-data", "svc", "bin",
+          "save", "svc", "ref", "{REF:T@I:abc} {USERNAME}",
+          "read", "svc", "ref",
+          "save", "svc", "", "default item",
+          "read", "svc", "",
+          "accounts", "svc",
+          "delete", "svc", "bin",
+          "read-data", "svc", "bin",
+        ], expecting: expected)
     else { return }
-    #expect(
-      output.lines == [
-        "ok", "ok 00ff0041000a", "ok", "ok {REF:T@I:abc} {USERNAME}", "ok", "ok default item", "ok ,bin,ref", "ok",
-        "ok nil",
-      ], "\(output.stderr)")
+    #expect(output.lines == expected, "\(output.stderr)")
   }
 
   @Test("secret-tool and SecretServiceStore read what the other stored in KWallet")
   func secretTool() async throws {
-    guard let output = try await KWallet.probe(SecretToolBothWays.steps) else { return }
+    guard let output = try await KWallet.probe(SecretToolBothWays.steps, expecting: SecretToolBothWays.expected)
+    else { return }
     #expect(output.lines == SecretToolBothWays.expected, "\(output.stderr)")
   }
 
   @Test("a closed wallet: locked until a person types its password into KWallet's dialog; dismissed, still locked")
   func locked() async throws {
+    let expected = [
+      "ok", "ok sh 0", "error locked",
+      "ok sh 0", "ok token", "ok available",
+      "ok sh 0", "ok sh 0", "error locked",  // dismissed: still locked, never absent
+      "ok sh 0", "ok alice",
+    ]
     guard
-      let output = try await KWallet.probe([
-        "save", "svc", "alice", "token",
-        "sh", KWallet.lock,
-        "availability",
-        "sh", KWallet.answerUnlock(),
-        "read", "svc", "alice",
-        "availability",
-        "sh", KWallet.lock,
-        "sh", KWallet.answerUnlock(dismissing: true),
-        "read", "svc", "alice",
-        "sh", KWallet.answerUnlock(),
-        "accounts", "svc",
-      ])
+      let output = try await KWallet.probe(
+        [
+          "save", "svc", "alice", "token",
+          "sh", KWallet.lock,
+          "availability",
+          "sh", KWallet.answerUnlock(),
+          "read", "svc", "alice",
+          "availability",
+          "sh", KWallet.lock,
+          "sh", KWallet.answerUnlock(dismissing: true),
+          "read", "svc", "alice",
+          "sh", KWallet.answerUnlock(),
+          "accounts", "svc",
+        ], expecting: expected)
     else { return }
-    #expect(
-      output.lines == [
-        "ok", "ok sh 0", "error locked",
-        "ok sh 0", "ok token", "ok available",
-        "ok sh 0", "ok sh 0", "error locked",  // dismissed: still locked, never absent
-        "ok sh 0", "ok alice",
-      ], "\(output.stderr)")
+    #expect(output.lines == expected, "\(output.stderr)")
   }
 }
 
@@ -139,9 +143,35 @@ enum KWallet {
         """)
   }
 
+  /// What KWallet before KDE Frameworks 6.25 (KDE bug 514194; kwalletd5 too) and libsecret say when they did not agree
+  /// on a session's key, as happens in about one session in 128 (libsecret opens one per process). libsecret sends
+  /// its DH public key without leading zero bytes, and KWallet refuses one shorter than 128 bytes; and KWallet derives
+  /// the AES key from the shared secret without its leading zero bytes, where libsecret keeps them. In the second case
+  /// the session opens, but no secret crosses it either way until the process ends.
+  static let sessionKeyMismatch = [
+    "Client public key size is invalid",  // OpenSession refused libsecret's 127-byte key (the next call opens another)
+    "Can't find session /org/freedesktop/secrets/session/",  // KWallet could not decrypt a SetSecret or CreateItem
+    "(secret-error, code 1)",  // libsecret could not decrypt what GetSecrets returned
+  ]
+
+  /// The exit status of a start script whose wallet was not made because of ``sessionKeyMismatch``.
+  static let mismatched: Int32 = 75
+
   /// Runs `SecretsProbe` on SecretServiceStore with `steps`, KWallet serving a new wallet, and returns its output;
-  /// nil, with a message, when KWallet cannot start here.
-  static func probe(_ steps: [String]) async throws -> ProgramOutput? {
+  /// nil, with a message, when KWallet cannot start here. Runs it again, at most twice, when its lines are not
+  /// `expected` and a process met ``sessionKeyMismatch``, which another process, with another session, does not.
+  static func probe(_ steps: [String], expecting expected: [String]) async throws -> ProgramOutput? {
+    for _ in 1..<3 {
+      guard let output = try await probe(steps) else { return nil }
+      guard output.lines != expected,
+        output.status == mismatched || sessionKeyMismatch.contains(where: output.stderr.contains)
+      else { return output }
+      print("KWalletTests: run again, KWallet and libsecret did not agree on a session key: \(output.stderr)")
+    }
+    return try await probe(steps)
+  }
+
+  private static func probe(_ steps: [String]) async throws -> ProgramOutput? {
     let sandbox = try Sandbox(home: true)
     defer { sandbox.end() }
     let configuration = URL(fileURLWithPath: sandbox.environment["XDG_CONFIG_HOME"] ?? sandbox.root)
@@ -165,9 +195,15 @@ enum KWallet {
     let start = """
       QT_QPA_PLATFORM=xcb \(daemon.name) >"$XDG_RUNTIME_DIR/kwalletd.log" 2>&1 &
       kwalletd=$!
-      failed() { echo "$1" >&2; xwininfo -root -tree >&2; cat "$XDG_RUNTIME_DIR/kwalletd.log" >&2; kill -KILL $kwalletd; exit \(DesktopProvider.notStarted); }
+      failed() {
+        echo "$1" >&2; xwininfo -root -tree >&2; cat "$XDG_RUNTIME_DIR/kwalletd.log" >&2
+        kill -KILL $kwalletd; cat "$XDG_RUNTIME_DIR/created.log" >&2 2>/dev/null
+        grep -qF \(sessionKeyMismatch.map { "-e \"\($0)\"" }.joined(separator: " ")) "$XDG_RUNTIME_DIR/created.log" &&
+          exit \(mismatched)
+        exit \(DesktopProvider.notStarted)
+      }
       owned || failed '\(daemon.name) did not take org.freedesktop.secrets'
-      printf x | timeout 20 secret-tool store --label created splint-test created &
+      printf x | timeout 20 secret-tool store --label created splint-test created 2>"$XDG_RUNTIME_DIR/created.log" &
       store=$!
       shown '\(daemon.window(daemon.wizard))' || failed 'no first-use wizard'
       sleep 0.5; xdotool mousemove \(daemon.classic) click 1; sleep 0.3; xdotool mousemove \(daemon.finish) click 1
