@@ -271,8 +271,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
   // MARK: - Running operations
 
   /// Runs `operation` within the timeout, on the shared connection. When the provider has restarted since the
-  /// connection was opened, the first call fails on the old one; a new connection is then opened and the operation
-  /// runs once more.
+  /// connection was opened, the first call fails on the old one; when the provider and the connection's session do
+  /// not agree on a key (a KWallet bug), a secret does not decode or is refused. A new connection, with a new
+  /// session, is then opened and the operation runs once more.
   private func perform<T>(
     _ call: LibSecretCall, _ operation: (Service, LibSecretCall) throws(CredentialError) -> T
   ) throws(CredentialError) -> T {
@@ -281,7 +282,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
       defer { service.dispatchPending() }
       do throws(CredentialError) {
         return try operation(service, call)
-      } catch .serviceUnavailable {
+      } catch  where error.code == .serviceUnavailable || service.isSessionMismatch(error) {
         service.close()
         let reopened = try Service.shared(call: call)
         defer { reopened.dispatchPending() }

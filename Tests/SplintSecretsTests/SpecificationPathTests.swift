@@ -70,6 +70,46 @@ struct SpecificationPathTests {
     #expect(output.stderr.contains("secrets would cross the session bus unencrypted"))
   }
 
+  @Test("a session whose key the provider gets wrong (KWallet before 6.25) is opened again, once, and the call goes on")
+  func sessionKeyMismatch() async throws {
+    // The first key offered is refused, the second session's secrets do not decode: each ends in a new session.
+    let read = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.flakySession),
+        "read", "svc", "bob",
+        "read", "svc", "bob",
+        "sh", Scripted.called("OpenSession", times: 3),
+      ])
+    #expect(read.lines == ["ok sh 0", "ok kept", "ok kept", "ok sh 0"], "\(read.stderr)")
+    // The second session's SetSecret is refused as naming an unknown session: saved in the third.
+    let saved = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.flakySession),
+        "save", "svc", "bob", "changed",
+        "read", "svc", "bob",
+        "sh", Scripted.called("OpenSession", times: 3),
+      ])
+    #expect(saved.lines == ["ok sh 0", "ok", "ok changed", "ok sh 0"], "\(saved.stderr)")
+    // A provider that never agrees: one more session, then the error, never a loop.
+    let broken = try await PrivateSession.probe(
+      .noProvider,
+      [
+        "sh", Scripted.start(.mismatchedSession),
+        "read", "svc", "bob",
+        "save", "svc", "bob", "changed",
+        // The read's session and one more; the save's, which the read left, and one more.
+        "sh", Scripted.called("OpenSession", times: 3),
+      ])
+    #expect(
+      broken.lines == [
+        "ok sh 0", "error backend secret-error 1", "error backend g-dbus-error-quark 41", "ok sh 0",
+      ], "\(broken.stderr)")
+    #expect(broken.stderr.contains("A secret did not decode."), "\(broken.stderr)")
+    #expect(broken.stderr.contains("Can't find session /org/freedesktop/secrets/session/1"), "\(broken.stderr)")
+  }
+
   @Test("the provider's signals for collections coming and going: no crash and no GLib criticals, reads go on")
   func collectionSignals() async throws {
     let output = try await PrivateSession.probe(

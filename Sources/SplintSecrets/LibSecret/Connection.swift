@@ -49,7 +49,14 @@ final class SecretServiceConnection: @unchecked Sendable {
   /// another's: two threads may both open one, and the second to finish uses the first one's.
   static func shared(call: LibSecretCall) throws(CredentialError) -> SecretServiceConnection {
     if let connection = current.withLock({ $0 }) { return connection }
-    let opened = try open(call: call)
+    let opened: SecretServiceConnection
+    do throws(CredentialError) {
+      opened = try open(call: call)
+    } catch  where error.code == .backend {
+      // The provider refused the session libsecret offered: KWallet before 6.25 (KDE bug 514194) refuses a DH key
+      // shorter than 128 bytes, which libsecret sends about once in 256 sessions. A new session has a new key.
+      opened = try open(call: call)
+    }
     return current.withLock { current in
       if let winner = current { return winner }
       current = opened
@@ -203,11 +210,24 @@ final class SecretServiceConnection: @unchecked Sendable {
 
   /// The secret in a `(oayays)` struct the provider sent, decoded with the session.
   ///
-  /// - Throws: A protocol error when it was not encoded for this session, or does not decrypt.
+  /// - Throws: ``undecodable`` when it was not encoded for this session, or does not decrypt.
   func decode(_ encoded: borrowing Variant) throws(CredentialError) -> SecretValueReference {
     let decoded = glib.secret_service_decode_dbus_secret(proxy.pointer, encoded.raw)
-    guard let decoded else { throw .protocolViolation("A secret did not decode.") }
+    guard let decoded else { throw Self.undecodable }
     return SecretValueReference(taking: decoded)
+  }
+
+  /// A secret the provider sent that the session cannot decode.
+  static let undecodable = CredentialError.protocolViolation("A secret did not decode.")
+
+  /// Whether `error` says that the provider and this connection do not share a session key: a secret it sent did
+  /// not decode, or it did not take one sent to it, naming this connection's session ("Can't find session
+  /// /org/freedesktop/secrets/session/7"). KWallet before 6.25 (KDE bug 514194) derives another key than libsecret
+  /// about once in 256 sessions; a new session agrees on a new one.
+  func isSessionMismatch(_ error: CredentialError) -> Bool {
+    if error == Self.undecodable { return true }
+    guard case .backend(_, _, let message) = error.situation else { return false }
+    return message.contains(sessionPath)
   }
 
   /// The object path of this connection's session, which GetSecrets names.

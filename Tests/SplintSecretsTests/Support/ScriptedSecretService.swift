@@ -28,6 +28,13 @@ enum ScriptedSecretService {
     /// Offers only the plain session algorithm, as a provider without encryption would: libsecret settles for it
     /// unless told otherwise. It starts with the item of ``dismissing``.
     case plainOnly
+    /// Gets the session key wrong, as KWallet before 6.25 does about once in 128 sessions (KDE bug 514194): it refuses
+    /// the first key offered (InvalidArgs, "Client public key size is invalid"), and the second session it opens
+    /// derives another key than the client, so that what it sends does not decode and what it is sent is refused
+    /// ("Can't find session …"); later sessions are right. It starts with the item of ``dismissing``.
+    case flakySession
+    /// ``flakySession``'s second session every time: no session ever agrees on a key.
+    case mismatchedSession
     /// Behaves as oo7-daemon does (GNOME's Rust Secret Service, at its commit 439bee2): its collection starts
     /// locked, with the item of ``dismissing`` and one of service `svc`, account `carol`. While locked, the
     /// collection lists its items in `Items` but searches find none of them (neither unlocked nor locked), and
@@ -116,7 +123,7 @@ enum ScriptedSecretService {
             attributes['xdg:content-type'] = 'text/plain'
         items[new_path('item')] = {'attributes': attributes, 'secret': secret}
 
-    if mode in ('dismissing', 'hanging', 'plainOnly') or oo7:
+    if mode in ('dismissing', 'hanging', 'plainOnly', 'flakySession', 'mismatchedSession') or oo7:
         add('svc', 'bob', b'kept')
     if oo7:
         add('svc', 'carol', b'c')
@@ -154,7 +161,7 @@ enum ScriptedSecretService {
     PRIME = int('FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DDEF95'
                 '19B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7EDEE386BFB5A'
                 '899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF', 16)
-    crypto = {'key': None}
+    crypto = {'key': None, 'sessions': 0, 'mismatched': False}
 
     def agree(theirs):
         private = int.from_bytes(os.urandom(128), 'big') % (PRIME - 2) + 1
@@ -164,6 +171,8 @@ enum ScriptedSecretService {
         return pow(2, private, PRIME).to_bytes(128, 'big')
 
     def seal(secret):
+        if crypto['mismatched']:
+            return os.urandom(16), os.urandom(15)  # not a whole AES block: no key decrypts it
         if crypto['key'] is None:
             return b'', secret
         iv = os.urandom(16)
@@ -202,6 +211,12 @@ enum ScriptedSecretService {
                     crypto['key'] = None
                     reply('vo', (('s', ''), SESSION))
                 elif body[0] == 'dh-ietf1024-sha256-aes128-cbc-pkcs7' and mode != 'plainOnly':
+                    crypto['sessions'] += 1
+                    if mode == 'flakySession' and crypto['sessions'] == 1:
+                        fail('org.freedesktop.DBus.Error.InvalidArgs', 'Client public key size is invalid')
+                        continue
+                    crypto['mismatched'] = mode == 'mismatchedSession' or (
+                        mode == 'flakySession' and crypto['sessions'] == 2)
                     reply('vo', (('ay', agree(body[1][1])), SESSION))
                 else:
                     fail('org.freedesktop.DBus.Error.NotSupported', 'not offered: ' + body[0])
@@ -290,6 +305,8 @@ enum ScriptedSecretService {
                     reply('oo', ('/', prompt(('unlock-create', (attributes, unseal(body[1]))))))
                 else:
                     reply('oo', (create(attributes, unseal(body[1])), '/'))
+            elif member in ('CreateItem', 'SetSecret') and crypto['mismatched']:
+                fail('org.freedesktop.DBus.Error.UnknownObject', "Can't find session " + SESSION)
             elif member == 'CreateItem':
                 if state['locked']:
                     fail('org.freedesktop.Secret.Error.IsLocked', 'Cannot create an item in a locked collection')
