@@ -156,7 +156,7 @@ final class SettingsWatcher: Sendable {
   /// left, a directory that cannot be watched) the registration stays incomplete and polled, and a later poll tick
   /// tries again; where a directory is on a file system inotify does not see every change on, it is polled beside
   /// its watches. Returns the registration's change of why it is polled, if any, to tell its file.
-  private func arm(_ id: ObjectIdentifier, in state: inout State) -> [Transition] {
+  private func arm(_ id: ObjectIdentifier, in state: inout State, updatingPolling: Bool = true) -> [Transition] {
     guard let registration = state.registrations[id] else { return [] }
     var failure: Int32?
     for location in registration.locations {
@@ -169,13 +169,25 @@ final class SettingsWatcher: Sendable {
         UnwatchableFileSystem.of($0.directory)?.description
       }.first
     state.registrations[id]?.pollReason = reason
-    updatePolling(&state)
+    if updatingPolling { updatePolling(&state) }
     guard reason != registration.pollReason, let file = registration.file else { return [] }
     return [(file, registration.interval, reason)]
   }
 
-  /// Why inotify cannot serve, from the errno of `inotify_init1` or `inotify_add_watch`.
+  /// Why inotify cannot serve, from the errno of `inotify_init1` or `inotify_add_watch`; looked up once a code, so
+  /// that a poll that arms again reads no procfs file.
   private static func inotifyFailure(_ code: Int32) -> String {
+    failures.withLock { known in
+      if let reason = known[code] { return reason }
+      let reason = describeInotifyFailure(code)
+      known[code] = reason
+      return reason
+    }
+  }
+
+  private static let failures = Mutex<[Int32: String]>([:])
+
+  private static func describeInotifyFailure(_ code: Int32) -> String {
     switch code {
     case EMFILE:
       "this process has no inotify instance: its user's limit (fs.inotify.max_user_instances"
@@ -301,7 +313,10 @@ final class SettingsWatcher: Sendable {
       // Due now, or within a tenth of its interval: the timer runs at the shortest interval, with that leeway.
       for (id, registration) in state.registrations
       where registration.pollReason != nil && registration.due <= now.advanced(by: registration.interval / 10) {
-        if !registration.complete { transitions += arm(id, in: &state) }
+        // Watched again where watches may have been freed; a process without an inotify instance gets none later.
+        if !registration.complete, state.descriptor >= 0 {
+          transitions += arm(id, in: &state, updatingPolling: false)
+        }
         state.registrations[id]?.due = now.advanced(by: registration.interval)
         var changed = state.registrations[id]?.pollReason == nil  // watched now: it may have changed before
         for location in registration.locations {
@@ -312,6 +327,7 @@ final class SettingsWatcher: Sendable {
         }
         if changed, let file = registration.file { files.append(file) }
       }
+      if !transitions.isEmpty { updatePolling(&state) }
       return (files, transitions)
     }
     tell(transitions)
