@@ -57,7 +57,8 @@ let package = Package(
     ),
     // add_key(2) and keyctl(2), which Swift cannot call through the variadic syscall(2), for KernelKeyringStore.
     .target(name: "CKeyring"),
-    .target(name: "SplintSystemCalls"),
+    .target(name: "CFileSystem"),
+    .target(name: "SplintSystemCalls", dependencies: ["CFileSystem"]),
     // libsecret's, GIO's and GLib's functions, reached through dlopen the first time a Secret Service operation runs
     // rather than linked: programs that do not ask the Secret Service start without them (see its header).
     .target(name: "CLibSecretLoader"),

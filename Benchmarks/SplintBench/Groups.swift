@@ -14,13 +14,16 @@ struct Sizes {
   let commandRuns: Int
   /// Changes in "swift-configuration: a settings file's change → a `ConfigReader` watch".
   let configurationChanges: Int
+  /// Seconds of idling, and changes (about 1.15 s apart), in "Polling where inotify does not see every change".
+  let pollingSeconds: Int
+  let pollingChanges: Int
 
   static let full = Sizes(
     secretCalls: 1_000, processRuns: 50, propagationChanges: 500, readBatches: 200, commandRuns: 200,
-    configurationChanges: 500)
+    configurationChanges: 500, pollingSeconds: 30, pollingChanges: 40)
   static let quick = Sizes(
     secretCalls: 100, processRuns: 10, propagationChanges: 100, readBatches: 20, commandRuns: 20,
-    configurationChanges: 20)
+    configurationChanges: 20, pollingSeconds: 3, pollingChanges: 3)
 }
 
 struct BenchError: Error, CustomStringConvertible {

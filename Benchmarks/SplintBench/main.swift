@@ -4,6 +4,7 @@
 //   SplintBench watch FILE READY [--echo]      (child) the watcher of a propagation measurement
 //   SplintBench raw-watch DIRECTORY NAME READY (child) the bare inotify watcher, the floor
 //   SplintBench rss COUNT                      (child) the memory of COUNT Settings
+//   SplintBench poll-idle COUNT SECONDS        (child) the CPU and wake-ups of COUNT polled files, idle
 //   SplintBench time RUNS COMMAND...           times COMMAND as the benchmark times a process, to set beside
 //                                              hyperfine -N: each run's nanoseconds
 
@@ -17,6 +18,8 @@ case ("raw-watch", 4):
   RawInotify.watch(directory: arguments[1], name: arguments[2], ready: arguments[3])
 case ("rss", 2):
   await rssMode(count: Int(arguments[1]) ?? 0)
+case ("poll-idle", 3):
+  await pollIdleMode(count: Int(arguments[1]) ?? 0, seconds: Int(arguments[2]) ?? 0)
 case ("time", 3...):
   timeMode(runs: Int(arguments[1]) ?? 10, command: Array(arguments.dropFirst(2)))
 case ("run", _):
@@ -30,6 +33,7 @@ case ("run", _):
     try await benchmarkSettings(sizes, into: &report)
     try await benchmarkCommandLine(sizes, splintctl: splintctl, into: &report)
     try await benchmarkPropagation(sizes, splintctl: splintctl, into: &report)
+    try await benchmarkPolling(sizes, into: &report)
     try await benchmarkConfiguration(sizes, into: &report)
     try await benchmarkScale(sizes, into: &report)
   } catch {

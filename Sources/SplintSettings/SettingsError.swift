@@ -36,6 +36,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case unsafePath(URL, reason: String)
     case fileTooLarge(URL, size: Int64, limit: Int)
     case lockTimeout(URL, lockFile: URL, waited: Duration)
+    case watchedByPolling(URL, interval: Duration, reason: String)
   }
 
   /// The situation, with its details.
@@ -80,6 +81,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let fileTooLarge = Code("fileTooLarge")
     /// See ``SettingsError/lockTimeout(_:lockFile:waited:)``.
     public static let lockTimeout = Code("lockTimeout")
+    /// See ``SettingsError/watchedByPolling(_:interval:reason:)``.
+    public static let watchedByPolling = Code("watchedByPolling")
   }
 
   /// Which kind of failure this is.
@@ -100,6 +103,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .unsafePath: .unsafePath
     case .fileTooLarge: .fileTooLarge
     case .lockTimeout: .lockTimeout
+    case .watchedByPolling: .watchedByPolling
     }
   }
 
@@ -109,7 +113,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .corruptFile(let url, _), .unreadableFile(let url, _), .corruptSystemFile(let url, _),
       .unreadableSystemFile(let url, _), .writeFailed(let url, _), .notARegularFile(let url, _),
       .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _),
-      .unsafePath(let url, _), .fileTooLarge(let url, _, _), .lockTimeout(let url, _, _):
+      .unsafePath(let url, _), .fileTooLarge(let url, _, _), .lockTimeout(let url, _, _),
+      .watchedByPolling(let url, _, _):
       url
     case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
@@ -123,7 +128,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       key
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .writeFailed, .notARegularFile,
       .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch, .unsafePath, .fileTooLarge,
-      .lockTimeout:
+      .lockTimeout, .watchedByPolling:
       nil
     }
   }
@@ -226,6 +231,17 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     SettingsError(.lockTimeout(url, lockFile: lockFile, waited: waited))
   }
 
+  /// Not a failure, but what a program following the file should know: changes other processes make to it are found
+  /// by looking at it every `interval` (``SettingsStore/Options/pollInterval``), for `reason`, so they arrive up to
+  /// that much later than through inotify. Either inotify cannot serve this process (its user's limit of instances,
+  /// or of watches, is used up), or the file is on a file system where inotify does not see every change (NFS, SMB,
+  /// 9p, FUSE, ...: changes made on another machine, or beneath the mount). Told once, through
+  /// ``SettingsStore/errors()``, when it starts; a new stream hears it first while it lasts. See "Network home
+  /// directories" in the SharingAPreference guide.
+  public static func watchedByPolling(_ url: URL, interval: Duration, reason: String) -> SettingsError {
+    SettingsError(.watchedByPolling(url, interval: interval, reason: reason))
+  }
+
   /// What happened and what to do, in full sentences.
   public var description: String {
     switch situation {
@@ -315,6 +331,15 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
         Could not write the settings file \(url.path): another process holds its lock, \(lockFile.path), and has \
         for \(waited.secondsText). Nothing was written. Find it with `fuser -v \(lockFile.path)`, or try again later.
         """
+    case .watchedByPolling(let url, let interval, let reason):
+      let remedy =
+        reason.contains("fs.inotify")
+        ? " Raise the limit (`sysctl` it, or a file in /etc/sysctl.d) or end programs that hold many."
+        : ""
+      return """
+        Changes other programs make to the settings file \(url.path) are found by looking at it every \
+        \(interval.secondsText), so they may take that long to arrive: \(reason).\(remedy)
+        """
     }
   }
 }
@@ -323,6 +348,7 @@ extension Duration {
   /// The duration in seconds, as a sentence says it: "5 seconds", "0.3 seconds".
   fileprivate var secondsText: String {
     let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+    if seconds == 1 { return "1 second" }
     return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
   }
 }

@@ -35,6 +35,9 @@ final class SettingsFile: WatchedFile {
   private let maximumFileSize = Atomic<Int>(0)
   /// How long a write waits for the lock, in nanoseconds: the longest any store on this file allows.
   private let lockTimeout = Atomic<Int64>(0)
+  /// How often the file is looked at where inotify does not see every change, in nanoseconds: the shortest any
+  /// store on this file asks for.
+  private let pollInterval = Atomic<Int64>(.max)
 
   /// File I/O state. Held for the whole of each write or reload, so that those happen one at a time in order.
   private let io: Mutex<IOState>
@@ -102,6 +105,9 @@ final class SettingsFile: WatchedFile {
     /// What keeps the file from the migrations' version (a newer file, a failed migration), which a new error
     /// stream hears after ``problem``, until the file is at that version.
     var migrationProblem: SettingsError?
+    /// Why changes to the file are found by polling (``SettingsError/watchedByPolling(_:interval:reason:)``), which a
+    /// new error stream hears last, while it lasts.
+    var polling: SettingsError?
   }
 
   /// What to tell observers after a change, once the locks are released.
@@ -149,6 +155,9 @@ final class SettingsFile: WatchedFile {
     file.maximumFileSize.max(options.maximumFileSize, ordering: .relaxed)
     let timeout = options.lockTimeout.components
     file.lockTimeout.max(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000, ordering: .relaxed)
+    let interval = options.pollInterval.components
+    file.pollInterval.min(
+      max(interval.seconds * 1_000_000_000 + interval.attoseconds / 1_000_000_000, 1_000_000), ordering: .relaxed)
     return file
   }
 
@@ -215,7 +224,8 @@ final class SettingsFile: WatchedFile {
     let names = FileIO.namesAlong(path)
     guard names != io.watched else { return }
     io.watched = names
-    SettingsWatcher.shared.watch(self, at: names.map(Self.location))
+    SettingsWatcher.shared.watch(
+      self, at: names.map(Self.location), interval: .nanoseconds(pollInterval.load(ordering: .relaxed)))
   }
 
   /// Whether this thread is running an update's body.
@@ -275,6 +285,14 @@ final class SettingsFile: WatchedFile {
   /// Reloads the file at once when nothing else has it, and otherwise queues the reload on the file's own queue (once,
   /// however many times this is called before it starts): the watcher's queue, which serves every file, never
   /// waits for one, such as a file whose write waits for another process's lock.
+  func followed(byPollingEvery interval: Duration, because reason: String?) {
+    shared.withLock { shared in
+      shared.polling = reason.map { SettingsError.watchedByPolling(url, interval: interval, reason: $0) }
+      guard let polling = shared.polling else { return }
+      for stream in shared.errorStreams.values { stream.yield(polling) }
+    }
+  }
+
   func contentMayHaveChanged() {
     if !reloadQueued.withLock({ $0 }),
       let notification = io.withLockIfAvailable({ io in load(&io, retrying: false, after: nil) })
@@ -643,7 +661,9 @@ final class SettingsFile: WatchedFile {
   func tellErrors(to continuation: AsyncStream<SettingsError>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { shared in
-      for problem in [shared.problem, shared.migrationProblem].compactMap(\.self) { continuation.yield(problem) }
+      for problem in [shared.problem, shared.migrationProblem, shared.polling].compactMap(\.self) {
+        continuation.yield(problem)
+      }
       shared.errorStreams[id] = continuation
     }
     return id

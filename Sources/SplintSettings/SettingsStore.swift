@@ -1,3 +1,5 @@
+import SplintSystemCalls
+
 #if canImport(FoundationEssentials)
   public import FoundationEssentials
 #else
@@ -137,6 +139,14 @@ public final class SettingsStore: Sendable {
 
   /// The user's settings file: the one every write changes.
   public var fileURL: URL { file.url }
+
+  /// Why changes to the file would be found by polling, judged by the file systems its names lead to alone (whether
+  /// this process has inotify left is known only once it watches, which ``errors()`` then tells); nil where inotify
+  /// sees every change. For `splintctl path`, which starts no watcher.
+  package var unwatchableFileSystem: String? {
+    FileIO.namesAlong(file.path).lazy.compactMap { UnwatchableFileSystem.of(FileIO.directory(of: $0)) }.first?
+      .description
+  }
 
   /// The system layers below the user's file, first wins: read, watched, never written.
   public var systemFileURLs: [URL] { systemFiles.map(\.url) }
@@ -454,10 +464,21 @@ extension SettingsStore {
     /// fails with ``SettingsError/lockTimeout(_:lockFile:waited:)``, and writes nothing.
     public var lockTimeout: Duration
 
-    /// Limits of `maximumFileSize` bytes and a wait of `lockTimeout`.
-    public init(maximumFileSize: Int = 64 << 20, lockTimeout: Duration = .seconds(5)) {
+    /// How often the file is looked at for changes other processes made, where inotify does not see them all: 1
+    /// second unless set (a millisecond at least). That is on NFS, SMB, 9p, FUSE and other file systems whose files
+    /// change on other machines or beneath the mount, and where this process has no inotify instance or watch left;
+    /// ``SettingsStore/errors()`` says so (``SettingsError/watchedByPolling(_:interval:reason:)``). Elsewhere inotify
+    /// alone is used, and this costs nothing. Stores on one file use the shortest interval any of them sets.
+    public var pollInterval: Duration
+
+    /// Limits of `maximumFileSize` bytes and a wait of `lockTimeout`; polling every `pollInterval` where inotify
+    /// does not see every change.
+    public init(
+      maximumFileSize: Int = 64 << 20, lockTimeout: Duration = .seconds(5), pollInterval: Duration = .seconds(1)
+    ) {
       self.maximumFileSize = maximumFileSize
       self.lockTimeout = lockTimeout
+      self.pollInterval = pollInterval
     }
   }
 }

@@ -25,4 +25,21 @@ package enum SystemCall {
   package static func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
   }
+
+  /// The whole of a small text file, such as one of procfs (which reports no size), or nil when it cannot be read.
+  package static func text(of path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    while let count = try? retrying(
+      { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } },
+      orThrow: { SystemCallError("read", path, $0) }),
+      count > 0
+    {
+      bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
 }

@@ -209,12 +209,23 @@ struct ListCommand: ParsableCommand {
 
 struct PathCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "path", abstract: "Print the settings file's path (the file need not exist).")
+    commandName: "path", abstract: "Print the settings file's path (the file need not exist).",
+    discussion: """
+      Where the file is on a file system whose changes inotify does not all see (NFS, SMB, 9p, FUSE, ...), a note \
+      on standard error says that programs following it find changes by polling.
+      """)
 
   @OptionGroup var options: StoreOptions
 
   func run() throws {
-    Output.line(try options.store().fileURL.path)
+    let store = try options.store()
+    Output.line(store.fileURL.path)
+    // Told beside the path, which stays alone on standard output for scripts.
+    if let reason = store.unwatchableFileSystem {
+      Output.error(
+        "splintctl: note: changes other programs make to this file are found by polling (every second, unless a "
+          + "program sets another interval), not at once: \(reason).")
+    }
   }
 }
 

@@ -139,7 +139,7 @@ extension SettingsError {
     case .invalidJSON, .invalidSuiteName, .unencodableValue, .reservedKey, .versionMismatch:
       ExitStatus.usage
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
-      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout:
+      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout, .watchedByPolling:
       ExitStatus.failure
     }
   }

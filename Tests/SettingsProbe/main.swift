@@ -55,8 +55,15 @@ struct SettingsProbe {
   }
 
   static func store(_ path: String) -> SettingsStore {
-    if path.hasPrefix("suite:") { return SettingsStore(suite: String(path.dropFirst("suite:".count))) }
-    return SettingsStore(fileURL: URL(fileURLWithPath: path))
+    // SPLINT_PROBE_POLL_MS: the store's poll interval, where inotify does not see every change.
+    var options = SettingsStore.Options()
+    if let milliseconds = ProcessInfo.processInfo.environment["SPLINT_PROBE_POLL_MS"].flatMap({ Int($0) }) {
+      options.pollInterval = .milliseconds(milliseconds)
+    }
+    if path.hasPrefix("suite:") {
+      return SettingsStore(suite: String(path.dropFirst("suite:".count)), options: options)
+    }
+    return SettingsStore(fileURL: URL(fileURLWithPath: path), options: options)
   }
 
   static func run(_ arguments: [String]) async throws {
@@ -104,6 +111,22 @@ struct SettingsProbe {
     case ("watch", 5):
       let setting = Setting<JSONValue?>(arguments[2], default: nil, store: store(arguments[1]))
       let until = try JSONValue(parsing: arguments[3])
+      let updates = setting.updates()
+      _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)
+      for await value in updates {
+        print(value.map(\.description) ?? "absent")
+        fflush(nil)
+        if value == until { return }
+      }
+    case ("follow", 5):
+      // As watch, telling the store's errors on standard error as they come (a fallback to polling among them).
+      let settings = store(arguments[1])
+      let setting = Setting<JSONValue?>(arguments[2], default: nil, store: settings)
+      let until = try JSONValue(parsing: arguments[3])
+      let errors = settings.errors()
+      Task {
+        for await error in errors { FileHandle.standardError.write(Data("\(error.code): \(error)\n".utf8)) }
+      }
       let updates = setting.updates()
       _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)
       for await value in updates {
