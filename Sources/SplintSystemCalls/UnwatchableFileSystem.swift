@@ -83,14 +83,12 @@ package struct UnwatchableFileSystem: Sendable, Equatable, CustomStringConvertib
     var status = stat()
     guard stat(directory, &status) == 0 else { return nil }
     let device = "\(splint_device_major(UInt64(status.st_dev))):\(splint_device_minor(UInt64(status.st_dev)))"
-    guard let table = SystemCall.text(of: "/proc/self/mountinfo") else { return nil }
-    for line in table.split(separator: "\n") {
-      // ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER-OPTIONS
+    // Each line: ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER-OPTIONS
+    return SystemCall.text(of: "/proc/self/mountinfo")?.split(separator: "\n").lazy.compactMap { line -> String? in
       let fields = line.split(separator: " ")
       guard fields.count > 2, fields[2] == device, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count
-      else { continue }
+      else { return nil }
       return String(fields[dash + 1])
-    }
-    return nil
+    }.first
   }
 }

@@ -108,24 +108,17 @@ struct SettingsProbe {
       while true {
         try settings.update { $0[counter] += 1 }
       }
-    case ("watch", 5):
-      let setting = Setting<JSONValue?>(arguments[2], default: nil, store: store(arguments[1]))
-      let until = try JSONValue(parsing: arguments[3])
-      let updates = setting.updates()
-      _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)
-      for await value in updates {
-        print(value.map(\.description) ?? "absent")
-        fflush(nil)
-        if value == until { return }
-      }
-    case ("follow", 5):
-      // As watch, telling the store's errors on standard error as they come (a fallback to polling among them).
+    case ("watch", 5), ("follow", 5):
+      // follow: as watch, telling the store's errors on standard error as they come (a fallback to polling among
+      // them).
       let settings = store(arguments[1])
       let setting = Setting<JSONValue?>(arguments[2], default: nil, store: settings)
       let until = try JSONValue(parsing: arguments[3])
-      let errors = settings.errors()
-      Task {
-        for await error in errors { FileHandle.standardError.write(Data("\(error.code): \(error)\n".utf8)) }
+      if arguments[0] == "follow" {
+        let errors = settings.errors()
+        Task {
+          for await error in errors { FileHandle.standardError.write(Data("\(error.code): \(error)\n".utf8)) }
+        }
       }
       let updates = setting.updates()
       _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)

@@ -29,6 +29,7 @@ import Testing
     }
     #expect(UnwatchableFileSystem.of(FileManager.default.temporaryDirectory.path + "/no/such/dir/file") == nil)
     #expect(UnwatchableFileSystem.of("/proc/self/no-such-file/below") == nil, "procfs is local")
+    #expect(UnwatchableFileSystem.of("/" + String(repeating: "a", count: 300)) == nil, "a name too long to look at")
     #expect(UnwatchableFileSystem.mountType(of: "/no/such/directory") == nil)
     // FUSE's magic is told apart by the mount table's type; a local disk's FUSE driver (ntfs-3g: fuseblk) is not
     // polled, since every change to it goes through this mount.

@@ -113,30 +113,25 @@ final class SecretServiceConnection: @unchecked Sendable {
     return SecretServiceConnection(proxy: proxy, owner: owner, keepsItemChanges: program != "oo7-daemon")
   }
 
-  /// The name of the program (its `/proc/PID/comm`) whose connection is `owner`, or nil when the bus or `/proc`
-  /// does not tell (another PID namespace).
+  /// The name of the program (its `/proc/PID/comm`) whose connection is `owner`, or nil when `/proc` does not tell
+  /// (another PID namespace, as in a Flatpak sandbox). Every bus daemon answers the question; an interruption ends
+  /// it as it ends the open.
   private static func program(
     owning owner: String, on bus: OpaquePointer, call: LibSecretCall
   ) throws(CredentialError) -> String? {
     let parameters = Variant.tuple(.string(owner))
-    do throws(CredentialError) {
-      let reply = try call.checking { error in
-        Variant(
-          takingIfSet: "(u)".withCString { type in
-            glib.g_dbus_connection_call_sync(
-              bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-              "GetConnectionUnixProcessID", parameters.raw, OpaquePointer(type), SPLINT_G_DBUS_CALL_FLAGS_NONE, -1,
-              call.gCancellable, error)
-          })
-      }
-      guard let reply else { return nil }  // coverage:ignore — GDBus sets an error instead
-      let name = try? String(contentsOfFile: "/proc/\(reply.child(0).unsigned32)/comm", encoding: .utf8)
-      return name?.split(separator: "\n").first.map(String.init)
-    } catch  where call.interruption != nil {
-      throw error  // coverage:ignore — interrupted between two calls of the same open
-    } catch {
-      return nil  // coverage:ignore — every bus daemon answers this
+    let reply = try call.checking { error in
+      Variant(
+        takingIfSet: "(u)".withCString { type in
+          glib.g_dbus_connection_call_sync(
+            bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+            "GetConnectionUnixProcessID", parameters.raw, OpaquePointer(type), SPLINT_G_DBUS_CALL_FLAGS_NONE, -1,
+            call.gCancellable, error)
+        })
     }
+    guard let reply else { return nil }  // coverage:ignore — GDBus sets an error instead
+    let name = try? String(contentsOfFile: "/proc/\(reply.child(0).unsigned32)/comm", encoding: .utf8)
+    return name?.split(separator: "\n").first.map(String.init)
   }
 
   /// Why a provider that offers only the plain session algorithm is not used.
