@@ -1,7 +1,7 @@
 import CFileSystem
 
 #if canImport(Glibc)
-  package import Glibc
+  import Glibc
 #endif
 
 /// A file system on which inotify does not see every change: one whose files other machines change (NFS, SMB, 9p,
