@@ -191,9 +191,9 @@ final class SettingsWatcher: Sendable {
     switch code {
     case EMFILE:
       "this process has no inotify instance: its user's limit (fs.inotify.max_user_instances"
-        + "\(limit("max_user_instances")) is used up"
+        + "\(limit("max_user_instances"))) is used up"
     case ENOSPC:
-      "no inotify watch is left: its user's limit (fs.inotify.max_user_watches\(limit("max_user_watches")) is "
+      "no inotify watch is left: its user's limit (fs.inotify.max_user_watches\(limit("max_user_watches"))) is "
         + "used up"
     default: "inotify cannot watch its directory (\(String(cString: strerror(code))))"
     }

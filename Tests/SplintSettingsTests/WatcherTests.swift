@@ -54,25 +54,30 @@ import Testing
     #expect(output.lines == ["absent", "6"])
   }
 
-  @Test("with no inotify instance left, a process falls back to polling and still sees changes")
+  @Test("with no inotify instance left, a process falls back to polling, says so, and still sees changes")
   func pollingWithoutInotify() async throws {
-    try await pollingInNamespace(limit: "max_inotify_instances")
+    try await pollingInNamespace(
+      limit: "max_inotify_instances",
+      told: "this process has no inotify instance: its user's limit (fs.inotify.max_user_instances = ")
   }
 
-  @Test("with no inotify watch left, a process falls back to polling and still sees changes")
+  @Test("with no inotify watch left, a process falls back to polling, says so, and still sees changes")
   func pollingWithoutWatches() async throws {
-    try await pollingInNamespace(limit: "max_inotify_watches")
+    try await pollingInNamespace(
+      limit: "max_inotify_watches",
+      told: "no inotify watch is left: its user's limit (fs.inotify.max_user_watches = ")
   }
 
-  /// Runs a watching SettingsProbe in a user namespace whose inotify `limit` is 0, and writes from here.
-  private func pollingInNamespace(limit: String) async throws {
+  /// Runs a following SettingsProbe in a user namespace whose inotify `limit` is 0, and writes from here; the probe
+  /// must say why it polls (`told`, then the limit's value and ") is used up").
+  private func pollingInNamespace(limit: String, told: String) async throws {
     let path = scratch.url("settings.json").path
     let ready = scratch.url("ready").path
     guard await (try? Programs.run(["unshare", "--user", "--map-root-user", "true"]))?.status == 0 else {
       print("skipped: this system does not permit user namespaces (unshare), so inotify limits cannot be set")
       return
     }
-    let script = #"echo 0 > /proc/sys/user/\#(limit) && exec "$0" watch "$1" count 3 "$2""#
+    let script = #"echo 0 > /proc/sys/user/\#(limit) && SPLINT_PROBE_POLL_MS=100 exec "$0" follow "$1" count 3 "$2""#
     let watcher = try await Programs.start(
       ["unshare", "--user", "--map-root-user", "sh", "-c", script, Programs.helper("SettingsProbe"), path, ready])
     #expect(await eventually { FileManager.default.fileExists(atPath: ready) }, "\(watcher.stdoutSoFar)")
@@ -88,6 +93,9 @@ import Testing
     #expect(output.lines.last == "3")
     let counts = output.lines.dropFirst().compactMap { Int($0) }
     #expect(counts == counts.sorted() && counts.count == output.lines.count - 1)
+    let reports = output.stderr.split(separator: "\n").filter { $0.hasPrefix("watchedByPolling: ") }
+    #expect(reports.count == 1, "told once: \(output.stderr)")
+    #expect(reports.first?.contains(told) == true && reports.first?.contains(") is used up. Raise the limit") == true)
   }
 
   @Test func watchesNobodyNeedsAreDropped() async throws {
