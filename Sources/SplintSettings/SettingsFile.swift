@@ -153,11 +153,8 @@ final class SettingsFile: WatchedFile {
     }
     file.roles.bitwiseOr(asSystemLayer ? 2 : 1, ordering: .relaxed)
     file.maximumFileSize.max(options.maximumFileSize, ordering: .relaxed)
-    let timeout = options.lockTimeout.components
-    file.lockTimeout.max(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000, ordering: .relaxed)
-    let interval = options.pollInterval.components
-    file.pollInterval.min(
-      max(interval.seconds * 1_000_000_000 + interval.attoseconds / 1_000_000_000, 1_000_000), ordering: .relaxed)
+    file.lockTimeout.max(options.lockTimeout.nanoseconds, ordering: .relaxed)
+    file.pollInterval.min(max(options.pollInterval.nanoseconds, 1_000_000), ordering: .relaxed)
     return file
   }
 
@@ -677,4 +674,9 @@ final class SettingsFile: WatchedFile {
       shared.errorStreams[id] = nil
     }
   }
+}
+
+extension Duration {
+  /// The duration in whole nanoseconds, as the atomics and timers here keep it.
+  var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

@@ -289,8 +289,7 @@ final class SettingsWatcher: Sendable {
     state.pollTimer = nil
     state.pollPeriod = period
     guard let period else { return }
-    let nanoseconds =
-      Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
+    let nanoseconds = Int(period.nanoseconds)
     let timer = DispatchSource.makeTimerSource(queue: queue)
     // A tenth of the period's leeway lets the kernel fold the wake-up into others.
     timer.schedule(
