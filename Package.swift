@@ -7,6 +7,14 @@ let processes: [Target.Dependency] = [
   .product(name: "SystemPackage", package: "swift-system"),
 ]
 
+/// The HTTP client of SplintFleet and its tests, built only with the SplintFleet trait.
+let fleetClient: [Target.Dependency] = [
+  .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["SplintFleet"])),
+  .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["SplintFleet"])),
+  .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["SplintFleet"])),
+  .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["SplintFleet"])),
+]
+
 let package = Package(
   name: "Splint",
   products: [
@@ -14,6 +22,7 @@ let package = Package(
     .library(name: "SplintSettings", targets: ["SplintSettings"]),
     .library(name: "SplintSecretsTesting", targets: ["SplintSecretsTesting"]),
     .library(name: "SplintConfiguration", targets: ["SplintConfiguration"]),
+    .library(name: "SplintFleet", targets: ["SplintFleet"]),
     .executable(name: "splintctl", targets: ["splintctl"]),
   ],
   traits: [
@@ -33,6 +42,14 @@ let package = Package(
         """,
       enabledTraits: ["SplintConfiguration"]
     ),
+    .trait(
+      name: "SplintFleet",
+      description: """
+        The SplintFleet library: settings from an etcd cluster, followed into a copy on each machine that every \
+        SettingsStore reads, and credentials from OpenBao or HashiCorp Vault. Off by default; without it the library \
+        is empty and async-http-client (with SwiftNIO) is never built. Reading a fleet copy needs no trait.
+        """
+    ),
     .default(enabledTraits: []),
   ],
   dependencies: [
@@ -40,6 +57,10 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    // The fleet's one HTTP client, and the SwiftNIO types its API is made of; built only with the SplintFleet trait.
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     // Only its core: none of its traits (JSON, Reloading, ...) unless our benchmarks trait asks for them.
     .package(
       url: "https://github.com/apple/swift-configuration", from: "1.4.0",
@@ -80,10 +101,15 @@ let package = Package(
           name: "Configuration", package: "swift-configuration", condition: .when(traits: ["SplintConfiguration"])),
       ]
     ),
+    // Empty unless the SplintFleet trait is on: its sources are inside `#if SplintFleet`.
+    .target(
+      name: "SplintFleet",
+      dependencies: ["SplintSecrets", "SplintSettings", "SplintSystemCalls"] + fleetClient
+    ),
     .executableTarget(
       name: "splintctl",
       dependencies: [
-        "SplintSecrets", "SplintSettings", "SplintSystemCalls",
+        "SplintSecrets", "SplintSettings", "SplintSystemCalls", "SplintFleet",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Subprocess", package: "swift-subprocess"),
       ]
@@ -153,6 +179,11 @@ let package = Package(
           condition: .when(traits: ["SplintConfiguration"])
         ),
       ]
+    ),
+    .testTarget(
+      name: "SplintFleetTests",
+      dependencies: ["SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport"]
+        + fleetClient
     ),
     .testTarget(
       name: "SplintctlTests",

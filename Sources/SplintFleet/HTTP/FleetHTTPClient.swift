@@ -1,0 +1,256 @@
+#if SplintFleet
+  import AsyncHTTPClient
+  import NIOCore
+  import NIOHTTP1
+  import NIOSSL
+
+  #if canImport(FoundationEssentials)
+    import FoundationEssentials
+  #else
+    import Foundation
+  #endif
+
+  /// A response read whole: its status, headers and body (at most the request's limit).
+  struct FleetHTTPResponse: Sendable {
+    /// The HTTP status code.
+    let status: Int
+    /// The response's headers.
+    let headers: HTTPHeaders
+    /// The body's bytes.
+    let body: [UInt8]
+
+    /// The first value of header `name`, if the response has one.
+    func header(_ name: String) -> String? { headers.first(name: name) }
+  }
+
+  /// Why a request got no HTTP response: the server is unreachable, did not answer in time, or spoke something else.
+  /// Each engine turns it into its own typed error, naming the server.
+  struct FleetTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is.
+    enum Kind: Sendable, Hashable {
+      /// No connection could be made (refused, no route, a name that does not resolve).
+      case unreachable
+      /// The connection or the answer took longer than the request's deadline.
+      case timedOut
+      /// TLS failed: an untrusted or mismatched certificate, a handshake the server refused.
+      case tls
+      /// The answer was not HTTP, or its body was longer than the request allows.
+      case invalidResponse
+      /// The task waiting for the answer was cancelled.
+      case cancelled
+    }
+
+    /// What kind of failure it is.
+    let kind: Kind
+    /// The server's address, as the request named it (scheme, host and port; never a path or query).
+    let server: String
+    /// What happened, in words (never a header or body, which may hold a token).
+    let reason: String
+
+    init(_ kind: Kind, server: String, reason: String) {
+      self.kind = kind
+      self.server = server
+      self.reason = reason
+    }
+
+    /// The server and what happened.
+    var description: String { "\(server): \(reason)" }
+  }
+
+  /// The one HTTP client of SplintFleet, for etcd's JSON gateway and for OpenBao's and Vault's API alike: a single
+  /// async-http-client `HTTPClient` for the process (HTTP/1.1, its connections pooled per server and TLS
+  /// configuration, redirects never followed by itself: an engine decides which it follows), with a deadline on
+  /// every request.
+  ///
+  /// A value holds a server's TLS configuration, made once from the files named (see ``FleetTLS``), and is cheap to
+  /// copy.
+  struct FleetHTTPClient: Sendable {
+    /// The process's client. It lives as long as the process, so it is never shut down (async-http-client asks that
+    /// a client be shut down before it is released; this one never is).
+    private static let client: HTTPClient = {
+      var configuration = HTTPClient.Configuration(
+        redirectConfiguration: .disallow,
+        // Connecting is bounded here; an answer is bounded by each request's deadline, and a watch's stream by its
+        // engine's own liveness checks, so no read timeout applies to every request alike.
+        timeout: .init(connect: .seconds(3), read: nil),
+        proxy: nil,
+        decompression: .disabled)
+      // etcd serves gRPC and its JSON gateway on one port and would take an HTTP/2 connection for gRPC.
+      configuration.httpVersion = .http1Only
+      configuration.connectionPool = .init(idleTimeout: .seconds(30))
+      // A refused connection fails the request at once, so that an engine moves on to the next server, rather than
+      // being tried again until the request's deadline.
+      configuration.connectionPool.retryConnectionEstablishment = false
+      return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// The TLS configuration for `https` servers; nil for the system's trust store and no client certificate.
+    let tls: TLSConfiguration?
+
+    /// A client for servers reached with `tls` (see ``FleetTLS/configuration()``).
+    init(tls: TLSConfiguration? = nil) {
+      self.tls = tls
+    }
+
+    /// `method url` with `headers` and `body`, its whole response, or a transport error, within `timeout`; blocking
+    /// the calling thread (for the synchronous `CredentialStore` calls). It waits on SwiftNIO's event loop, not on
+    /// a task, so it never needs a free thread of Swift's cooperative pool to finish.
+    ///
+    /// - Parameters:
+    ///   - maximumBodySize: The longest response body read; a longer one fails as `invalidResponse`.
+    func sendBlocking(
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration,
+      maximumBodySize: Int = 8 << 20
+    ) throws(FleetTransportError) -> FleetHTTPResponse {
+      let task = try start(method, url, headers: headers, body: body, timeout: timeout, limit: maximumBodySize)
+      do {
+        return try Self.response(task.futureResult.wait())
+      } catch {
+        throw Self.transportError(error, url: url, timeout: timeout)
+      }
+    }
+
+    /// ``sendBlocking(_:_:headers:body:timeout:maximumBodySize:)`` for async callers: cancelling the task ends the request
+    /// (`cancelled`).
+    func send(
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration,
+      maximumBodySize: Int = 8 << 20
+    ) async throws(FleetTransportError) -> FleetHTTPResponse {
+      let task = try start(method, url, headers: headers, body: body, timeout: timeout, limit: maximumBodySize)
+      do {
+        return try await withTaskCancellationHandler {
+          try Self.response(await task.futureResult.get())
+        } onCancel: {
+          task.cancel()
+        }
+      } catch {
+        throw Self.transportError(error, url: url, timeout: timeout, cancelled: Task.isCancelled)
+      }
+    }
+
+    /// Starts a request whose response is read whole, at most `limit` bytes of body.
+    private func start(
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: [UInt8]?, timeout: Duration, limit: Int
+    ) throws(FleetTransportError) -> HTTPClient.Task<HTTPClient.Response> {
+      let request: HTTPClient.Request
+      do {
+        request = try HTTPClient.Request(
+          url: url, method: method, headers: headers, body: body.map { .bytes($0) }, tlsConfiguration: tls)
+      } catch {
+        throw FleetTransportError(.unreachable, server: Self.server(of: url), reason: "\(error)")
+      }
+      let delegate = ResponseAccumulator(request: request, maxBodySize: limit)
+      return Self.client.execute(request: request, delegate: delegate, deadline: .now() + .init(timeout))
+    }
+
+    /// The whole response, as the engines read it.
+    private static func response(_ response: HTTPClient.Response) -> FleetHTTPResponse {
+      FleetHTTPResponse(
+        status: Int(response.status.code), headers: response.headers,
+        body: response.body.map { Array($0.readableBytesView) } ?? [])
+    }
+
+    /// A streamed response: its status and headers, and its body as it arrives, split into lines (for etcd's watch,
+    /// which sends one JSON object a line for as long as it lasts). Cancelling the task that iterates the lines
+    /// ends the request.
+    struct Stream: Sendable {
+      /// The HTTP status code.
+      let status: Int
+      /// The response's headers.
+      let headers: HTTPHeaders
+      /// The body's lines, without their line feeds, as they arrive; a line longer than the stream's limit ends it
+      /// with `invalidResponse`.
+      let lines: AsyncThrowingStream<[UInt8], any Error>
+    }
+
+    /// Starts `method url` and returns once the response's head has arrived (within `timeout`); the body is then
+    /// read line by line, with no deadline of its own: whoever reads it decides how long silence may last.
+    ///
+    /// - Parameters:
+    ///   - maximumLineSize: The longest line read; a longer one ends the stream with `invalidResponse`.
+    func stream(
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration,
+      maximumLineSize: Int = 8 << 20
+    ) async throws(FleetTransportError) -> Stream {
+      var request = HTTPClientRequest(url: url)
+      request.method = method
+      request.headers = headers
+      request.tlsConfiguration = tls
+      if let body { request.body = .bytes(body) }
+      let response: HTTPClientResponse
+      do {
+        response = try await Self.client.execute(request, timeout: .init(timeout))
+      } catch {
+        throw Self.transportError(error, url: url, timeout: timeout, cancelled: Task.isCancelled)
+      }
+      let server = Self.server(of: url)
+      let lines = AsyncThrowingStream<[UInt8], any Error> { continuation in
+        let reading = Task {
+          var pending: [UInt8] = []
+          do {
+            for try await buffer in response.body {
+              for byte in buffer.readableBytesView {
+                if byte == UInt8(ascii: "\n") {
+                  continuation.yield(pending)
+                  pending.removeAll(keepingCapacity: true)
+                } else if pending.count < maximumLineSize {
+                  pending.append(byte)
+                } else {
+                  throw FleetTransportError(
+                    .invalidResponse, server: server,
+                    reason: "a line of the stream is longer than \(maximumLineSize) bytes")
+                }
+              }
+            }
+            continuation.finish()
+          } catch let error as FleetTransportError {
+            continuation.finish(throwing: error)
+          } catch {
+            continuation.finish(
+              throwing: Self.transportError(error, url: url, timeout: timeout, cancelled: Task.isCancelled))
+          }
+        }
+        continuation.onTermination = { _ in reading.cancel() }
+      }
+      return Stream(status: Int(response.status.code), headers: response.headers, lines: lines)
+    }
+
+    /// The scheme, host and port of `url`: what errors name (a path may hold a secret's name, a query a token).
+    static func server(of url: String) -> String {
+      guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+      else { return "the server" }
+      let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+      return components.port.map { "\(scheme)://\(shownHost):\($0)" } ?? "\(scheme)://\(shownHost)"
+    }
+
+    /// An error of async-http-client, SwiftNIO or NIOSSL, as a transport error that names the server.
+    static func transportError(
+      _ error: any Error, url: String, timeout: Duration, cancelled: Bool = false
+    ) -> FleetTransportError {
+      let server = server(of: url)
+      if cancelled || (error as? HTTPClientError) == .cancelled {
+        return FleetTransportError(.cancelled, server: server, reason: "the request was cancelled")
+      }
+      if let error = error as? HTTPClientError {
+        switch error {
+        case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
+          return FleetTransportError(.timedOut, server: server, reason: "no answer within \(timeout)")
+        case .remoteConnectionClosed:
+          return FleetTransportError(.unreachable, server: server, reason: "the server closed the connection")
+        default:
+          break
+        }
+      }
+      if error is ResponseAccumulator.ResponseTooBigError {
+        return FleetTransportError(.invalidResponse, server: server, reason: "the answer is larger than allowed")
+      }
+      if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+        return FleetTransportError(.tls, server: server, reason: "TLS failed: \(error)")
+      }
+      if error is HTTPParserError {
+        return FleetTransportError(.invalidResponse, server: server, reason: "the answer is not HTTP: \(error)")
+      }
+      return FleetTransportError(.unreachable, server: server, reason: "cannot connect: \(error)")
+    }
+  }
+#endif
