@@ -220,11 +220,11 @@ enum FileIO {
   ///   or to a group it is not in. (Whether this process may write the file at all is checked as it is opened:
   ///   replacing it would only need the directory, but a file one may not write is not one's to replace.)
   static func replacementOwnership(
-    of file: OpenedFile?, in location: SettingsLocation
+    of file: OpenedFile?, in location: SettingsLocation, newFileMode: mode_t = 0o600
   ) throws(FileIOError) -> Ownership {
     guard let file else {
       let owner = OwnershipRules.creationOwner(in: location.end.directoryStatus)
-      return Ownership(user: owner?.user ?? geteuid(), group: owner?.group ?? getegid(), mode: 0o600)
+      return Ownership(user: owner?.user ?? geteuid(), group: owner?.group ?? getegid(), mode: newFileMode)
     }
     let path = location.path
     let ownership = Ownership(user: file.status.st_uid, group: file.status.st_gid, mode: file.status.st_mode & 0o7777)
@@ -420,6 +420,65 @@ enum FileIO {
       usleep(UInt32(nap.components.seconds * 1_000_000 + nap.components.attoseconds / 1_000_000_000_000))
       pause = min(pause * 2, .milliseconds(50))
     }
+  }
+
+  // MARK: - Fleet followers
+
+  /// Takes the follower lock of a fleet copy, `<copy>.follower` beside it, if no other process holds it: made if
+  /// missing (with `mode`, in the copy's directory, made with `directoryMode` if missing), and otherwise used only if
+  /// it is a regular file with one link of this process's user (as the settings lock is). Nil while another holds
+  /// it. The lock is held for as long as the descriptor is: a follower keeps it for its life, and the kernel drops
+  /// it when the follower dies; the descriptor is open for writing, so that its closing tells watchers
+  /// (`IN_CLOSE_WRITE`).
+  static func takeFollowerLock(
+    ofCopy path: String, mode: mode_t, directoryMode: mode_t
+  ) throws(FileIOError) -> Descriptor? {
+    let location = try locateMakingDirectory(path, mode: directoryMode)
+    let owner = Ownership(user: geteuid(), group: getegid(), mode: mode)
+    let lock = try openLock(location.end.name + followerLockSuffix, in: location, owner: owner)
+    let taken = try attempt { () throws(FileSystemError) in
+      try lock.descriptor.lockIfFree(LOCK_EX, path: location.path + followerLockSuffix)
+    }
+    return taken ? lock.descriptor : nil
+  }
+
+  /// Makes the file at `path`, and its name in its directory, durable: what a write without `sync` left to later.
+  static func sync(_ path: String) throws(FileIOError) {
+    let location = try locate(path)
+    guard let file = try open(location) else { return }
+    try attempt { () throws(FileSystemError) in
+      try file.descriptor.sync(path: path)
+      try location.end.directory.reopen(O_RDONLY | O_DIRECTORY, path: location.end.directoryPath).sync(
+        path: location.end.directoryPath)
+    }
+  }
+
+  /// The name a fleet copy's follower lock has beside the copy.
+  static let followerLockSuffix = ".follower"
+
+  /// Locates `path` as a writer does, but makes its directory, when missing, with `mode` rather than 0700 (a
+  /// system copy's directory is for every user to read).
+  static func locateMakingDirectory(_ path: String, mode: mode_t) throws(FileIOError) -> SettingsLocation {
+    let directory = directory(of: path)
+    let parent = try locate(directory, makingDirectories: true)
+    if parent.end.file == nil {
+      try attempt { () throws(FileSystemError) in
+        try parent.end.directory.makeDirectory(parent.end.name, mode: mode, path: directory)
+      }
+    }
+    return try locate(path, makingDirectories: true)
+  }
+
+  /// Whether a process holds the follower lock at `path` now: false when there is no such lock file, or it is not a
+  /// regular file (nothing is opened that could wait or act), or it is free. Takes a shared lock for a moment to
+  /// find out, which a follower waiting for the lock rides out.
+  static func isFollowed(_ path: String) -> Bool {
+    let raw = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard raw >= 0 else { return false }
+    let file = Descriptor(taking: raw)
+    guard let status = try? file.status(path: path), status.st_mode & S_IFMT == S_IFREG else { return false }
+    guard let free = try? file.lockIfFree(LOCK_SH, path: path) else { return false }
+    return !free
   }
 
   // MARK: - Paths

@@ -43,9 +43,9 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
 
   private struct State {
     var value: Value
-    /// Each layer's latest value for the key (the user's file first, then the system files in order), with the
-    /// version of the file's snapshot it came from: an older change of a file arriving late is ignored. Versions
-    /// of different files are not compared.
+    /// Each layer's latest value for the key (the user's file first, then the fleet's copies and the system files
+    /// in order), with the version of the file's snapshot it came from: an older change of a file arriving late is
+    /// ignored. Versions of different files are not compared.
     var layers: [(version: UInt64, json: JSONValue?)]
     var nextStream: UInt64 = 0
     var streams: [UInt64: AsyncStream<Value>.Continuation] = [:]
@@ -53,8 +53,11 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
 
   private let state: Mutex<State>
   private let registrar = ObservationRegistrar()
-  /// The observer's identifier in each layer's file.
+  /// The files the key is read from, first wins, and the observer's identifier in each.
+  private let files: [SettingsFile]
   private let observers: [UInt64]
+  /// The observer's identifier in each fleet copy, for what the copy enforces (see ``SettingsStore/fleetCopyURLs``).
+  private let enforcementObservers: [UInt64]
   /// Whether the file is known to be watched, so that a read need not ask it: one load of this setting's own
   /// memory, where asking the store's file would cost retains of both (a read's time would double).
   private let watching = Atomic(false)
@@ -73,19 +76,30 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     self.defaultValue = defaultValue
     self.store = store
     valuePath = \Setting<Value>.value
-    let files = [store.file] + store.systemFiles
+    let files = [store.file] + store.lowerLayers(for: key)
+    self.files = files
     state = Mutex(State(value: defaultValue, layers: Array(repeating: (0, nil), count: files.count)))
     observers = files.map { $0.makeObserverID() }
+    let copies = key.hasPrefix("$") ? [] : store.fleetLayers.map(\.file)
+    enforcementObservers = copies.map { $0.makeObserverID() }
     for (layer, file) in files.enumerated() {
       let (version, json) = file.observe(key, id: observers[layer], watching: false) { [weak self] version, json in
         self?.apply(json, version: version, layer: layer)
       }
       apply(json, version: version, layer: layer)
     }
+    // A copy that starts or stops enforcing the key changes which layer's value is read.
+    for (copy, id) in zip(copies, enforcementObservers) {
+      _ = copy.observe(FleetCopy.enforcedKey, id: id, watching: false) { [weak self] _, _ in self?.resolve() }
+    }
+    if !copies.isEmpty { resolve() }
   }
 
   deinit {
-    for (file, id) in zip([store.file] + store.systemFiles, observers) { file.removeObserver(key, id: id) }
+    for (file, id) in zip(files, observers) { file.removeObserver(key, id: id) }
+    for (copy, id) in zip(store.fleetLayers.map(\.file), enforcementObservers) {
+      copy.removeObserver(FleetCopy.enforcedKey, id: id)
+    }
     state.withLock { state in
       for stream in state.streams.values { stream.finish() }
     }
@@ -162,15 +176,26 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     return stream
   }
 
-  /// Takes the key's value in `layer` from that file's snapshot `version`, and resolves the value anew: the first
-  /// layer's that holds the key, decoded, else the default. An undecodable value is reported and leaves the current
-  /// value as it is.
+  /// Takes the key's value in `layer` from that file's snapshot `version`, and resolves the value anew (see
+  /// ``resolve(_:)``).
   private func apply(_ json: JSONValue?, version: UInt64, layer: Int) {
-    let outcome = state.withLock { state -> Result<Bool, SettingsError> in
-      guard version > state.layers[layer].version else { return .success(false) }
+    resolve { state in
+      guard version > state.layers[layer].version else { return false }
       state.layers[layer] = (version, json)
+      return true
+    }
+  }
+
+  /// Resolves the value anew, after `change` (when it returns true): the fleet's value when a copy enforces the key
+  /// (read from the copy's memory now, so that a copy's change of a value and of what it enforces are seen
+  /// together), else the first layer's that holds the key, decoded, else the default. An undecodable value is
+  /// reported and leaves the current value as it is.
+  private func resolve(_ change: (inout State) -> Bool = { _ in true }) {
+    let enforced = store.enforcedValue(forKey: key)?.value
+    let outcome = state.withLock { state -> Result<Bool, SettingsError> in
+      guard change(&state) else { return .success(false) }
       var decoded = defaultValue
-      if let json = state.layers.lazy.compactMap(\.json).first {
+      if let json = enforced ?? state.layers.lazy.compactMap(\.json).first {
         do {
           decoded = try Value(jsonValue: json)
         } catch {

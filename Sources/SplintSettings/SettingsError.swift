@@ -37,6 +37,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case fileTooLarge(URL, size: Int64, limit: Int)
     case lockTimeout(URL, lockFile: URL, waited: Duration)
     case watchedByPolling(URL, interval: Duration, reason: String)
+    case enforcedByFleet(key: String, copy: URL)
+    case fleetUnreachable(URL, since: Date, reason: String)
+    case noFleetFollower(URL, since: Date?)
+    case untrustedFleetCopy(URL, reason: String)
   }
 
   /// The situation, with its details.
@@ -83,6 +87,14 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let lockTimeout = Code("lockTimeout")
     /// See ``SettingsError/watchedByPolling(_:interval:reason:)``.
     public static let watchedByPolling = Code("watchedByPolling")
+    /// See ``SettingsError/enforcedByFleet(key:copy:)``.
+    public static let enforcedByFleet = Code("enforcedByFleet")
+    /// See ``SettingsError/fleetUnreachable(_:since:reason:)``.
+    public static let fleetUnreachable = Code("fleetUnreachable")
+    /// See ``SettingsError/noFleetFollower(_:since:)``.
+    public static let noFleetFollower = Code("noFleetFollower")
+    /// See ``SettingsError/untrustedFleetCopy(_:reason:)``.
+    public static let untrustedFleetCopy = Code("untrustedFleetCopy")
   }
 
   /// Which kind of failure this is.
@@ -104,6 +116,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .fileTooLarge: .fileTooLarge
     case .lockTimeout: .lockTimeout
     case .watchedByPolling: .watchedByPolling
+    case .enforcedByFleet: .enforcedByFleet
+    case .fleetUnreachable: .fleetUnreachable
+    case .noFleetFollower: .noFleetFollower
+    case .untrustedFleetCopy: .untrustedFleetCopy
     }
   }
 
@@ -114,7 +130,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       .unreadableSystemFile(let url, _), .writeFailed(let url, _), .notARegularFile(let url, _),
       .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _),
       .unsafePath(let url, _), .fileTooLarge(let url, _, _), .lockTimeout(let url, _, _),
-      .watchedByPolling(let url, _, _):
+      .watchedByPolling(let url, _, _), .enforcedByFleet(_, let url), .fleetUnreachable(let url, _, _),
+      .noFleetFollower(let url, _), .untrustedFleetCopy(let url, _):
       url
     case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
@@ -124,11 +141,12 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// The key the error is about, if it is about one.
   public var key: String? {
     switch situation {
-    case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key):
+    case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key),
+      .enforcedByFleet(let key, _):
       key
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .writeFailed, .notARegularFile,
       .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch, .unsafePath, .fileTooLarge,
-      .lockTimeout, .watchedByPolling:
+      .lockTimeout, .watchedByPolling, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy:
       nil
     }
   }
@@ -242,6 +260,32 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     SettingsError(.watchedByPolling(url, interval: interval, reason: reason))
   }
 
+  /// `key` is enforced by the fleet (its machine copy, `copy`, marks it so): a local value would not be used, so
+  /// none is written. Change it in the fleet (`splintctl fleet set`, or `etcdctl put`), or have it un-enforced there.
+  public static func enforcedByFleet(key: String, copy: URL) -> SettingsError {
+    SettingsError(.enforcedByFleet(key: key, copy: copy))
+  }
+
+  /// The follower that keeps the fleet copy `url` up to date has not reached its cluster `since` then, for `reason`:
+  /// the copy's values are the last it had, and changes made in the fleet meanwhile have not arrived. They do once
+  /// the follower reaches the cluster again, which it keeps trying.
+  public static func fleetUnreachable(_ url: URL, since: Date, reason: String) -> SettingsError {
+    SettingsError(.fleetUnreachable(url, since: since, reason: reason))
+  }
+
+  /// No follower keeps the fleet copy `url` up to date, since the time given when the copy records it: its values
+  /// are the last a follower wrote, and changes made in the fleet do not arrive until one runs again.
+  public static func noFleetFollower(_ url: URL, since: Date?) -> SettingsError {
+    SettingsError(.noFleetFollower(url, since: since))
+  }
+
+  /// The fleet copy `url` marks keys as enforced, but it is not a copy that may enforce anything (`reason` says
+  /// why: its owner, its mode, a directory on its way): its values are used as fleet values, below the user's own,
+  /// and its marks are ignored.
+  public static func untrustedFleetCopy(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.untrustedFleetCopy(url, reason: reason))
+  }
+
   /// What happened and what to do, in full sentences.
   public var description: String {
     switch situation {
@@ -340,7 +384,39 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
         Changes other programs make to the settings file \(url.path) are found by looking at it every \
         \(interval.secondsText), so they may take that long to arrive: \(reason).\(remedy)
         """
+    case .enforcedByFleet(let key, let copy):
+      return """
+        "\(key)" is enforced by the fleet (\(copy.path)), so a value set here would not be used; nothing was \
+        written. Change it in the fleet with `splintctl fleet set`, or ask its operators to stop enforcing it.
+        """
+    case .fleetUnreachable(let url, let since, let reason):
+      return """
+        The fleet's settings in \(url.path) are those of \(since.timestampText): its follower has not reached the \
+        cluster since (\(reason)). They stay in use, and changes arrive once it does; check the cluster, or \
+        `splintctl fleet status`.
+        """
+    case .noFleetFollower(let url, let since):
+      let when = since.map { " since \($0.timestampText)" } ?? ""
+      return """
+        No follower keeps the fleet's settings in \(url.path) up to date\(when): they are the last it wrote. Start \
+        one: `systemctl start splint-fleet`, or `splintctl fleet follow`.
+        """
+    case .untrustedFleetCopy(let url, let reason):
+      return """
+        The fleet copy \(url.path) marks keys as enforced, but only a system copy may (\(reason)): its values are \
+        used below the user's own, and nothing is enforced. See "Enforced keys" in the SettingsForAFleet guide.
+        """
     }
+  }
+}
+
+extension Date {
+  /// The time in UTC, to the second, as a log line would show it: "2026-11-26 08:15:02 UTC".
+  var timestampText: String {
+    let text = formatted(
+      .iso8601.year().month().day().dateSeparator(.dash).dateTimeSeparator(.space)
+        .time(includingFractionalSeconds: false).timeSeparator(.colon))
+    return (text.hasSuffix("Z") ? String(text.dropLast()) : text) + " UTC"
   }
 }
 

@@ -264,6 +264,9 @@ final class SettingsFile: WatchedFile {
     shared.withLock { $0.values[key] }
   }
 
+  /// The version of the content in use: it grows with every change adopted.
+  var snapshotVersion: UInt64 { shared.withLock { $0.version } }
+
   /// The file's current problem (corrupt, unreadable), or nil.
   var problem: SettingsError? {
     refreshUnlessWatched()
@@ -407,8 +410,12 @@ final class SettingsFile: WatchedFile {
   ///   - failed: Converts a failure to write into the caller's error type.
   ///   - repairing: Whether a file that does not parse is set aside and replaced by what `change` makes of no
   ///     settings.
+  ///   - sync: Whether the write is made durable with fsync: the file's own setting unless given (a fleet copy's
+  ///     follower makes its writes durable in batches, see `FleetCopyWriter`).
+  ///   - newFileMode: The mode of a file this write creates.
   func write<T: Sendable, E: Error>(
-    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = false
+    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = false,
+    sync: Bool? = nil, newFileMode: mode_t = 0o600
   ) throws(E) -> T {
     let limit = maximumFileSize.load(ordering: .relaxed)
     let timeout = Duration.nanoseconds(lockTimeout.load(ordering: .relaxed))
@@ -418,10 +425,10 @@ final class SettingsFile: WatchedFile {
         // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock, and a file this
         // process may not write, or could not keep the owner of, must not get a lock its owner cannot open.
         let owner = try FileIO.replacementOwnership(
-          of: FileIO.open(location, checkingWriteAccess: true), in: location)
+          of: FileIO.open(location, checkingWriteAccess: true), in: location, newFileMode: newFileMode)
         return try FileIO.withExclusiveLock(in: location, owner: owner, timeout: timeout) { () throws(FileIOError) in
           let found = try FileIO.open(location, checkingWriteAccess: true)
-          let ownership = try FileIO.replacementOwnership(of: found, in: location)
+          let ownership = try FileIO.replacementOwnership(of: found, in: location, newFileMode: newFileMode)
           var document = SettingsDocument()
           var corrupt: [UInt8]?
           if let found {
@@ -464,7 +471,7 @@ final class SettingsFile: WatchedFile {
             try FileIO.keepCopy(of: corrupt, as: name, in: location, ownership: ownership)
           }
           let identity = try FileIO.replace(
-            in: location, with: document.rendered(), ownership: ownership, sync: syncsToDisk)
+            in: location, with: document.rendered(), ownership: ownership, sync: sync ?? syncsToDisk)
           io.writes += 1
           return .success((result, adopt(document, identity: identity, in: &io)))
         }
@@ -481,7 +488,7 @@ final class SettingsFile: WatchedFile {
   }
 
   /// The error to report for `error`: the situation it is, or `otherwise` with its description.
-  private func settingsError(
+  func settingsError(
     _ error: FileIOError, otherwise: (URL, String) -> SettingsError
   ) -> SettingsError {
     switch error {

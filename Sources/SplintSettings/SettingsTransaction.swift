@@ -1,20 +1,31 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 /// The settings file's content inside ``SettingsStore/update(_:)``: read it and change it by key, raw or through a
 /// ``Setting``. The changes are written when the update's body returns.
 ///
-/// Raw access by key sees the user's file only. Access through a ``Setting`` reads as the setting does: the user's
-/// value, else the store's first system file's, else the default; so `settings[launches] += 1` counts on from the
-/// value an administrator set.
+/// Raw access by key sees the user's file only. Access through a ``Setting`` reads as the setting does: the fleet's
+/// value of a key it enforces, else the user's value, else the fleet's, else the store's first system file's, else
+/// the default; so `settings[launches] += 1` counts on from the value an administrator set. A key the fleet
+/// enforces cannot be set: the update then fails with ``SettingsError/enforcedByFleet(key:copy:)``.
 public struct SettingsTransaction {
   var document: SettingsDocument
-  /// The store's system layers, read from memory (brought up to date before the update took its lock).
-  let systemFiles: [SettingsFile]
+  /// The store whose layers below the user's file a setting reads, from memory (brought up to date before the
+  /// update took its lock); nil for an import, which reads none.
+  let store: SettingsStore?
+  /// The keys the fleet enforces, with the copy that does, as they were when the update began.
+  let enforced: [JSONKey: URL]
   /// The first change that cannot be made (a value that cannot be stored, the reserved key); the update then
   /// writes nothing.
   private(set) var invalid: SettingsError?
 
-  init(document: SettingsDocument, systemFiles: [SettingsFile] = []) {
+  init(document: SettingsDocument, store: SettingsStore? = nil, enforced: [JSONKey: URL] = [:]) {
     self.document = document
-    self.systemFiles = systemFiles
+    self.store = store
+    self.enforced = enforced
   }
 
   /// The keys the user's file holds, in file order (not the reserved `"$version"`, which records the settings'
@@ -28,6 +39,8 @@ public struct SettingsTransaction {
     set {
       if key == SettingsDocument.versionKey {
         invalid = invalid ?? .reservedKey(key)
+      } else if newValue != nil, let copy = enforced[JSONKey(key)] {
+        invalid = invalid ?? .enforcedByFleet(key: key, copy: copy)
       } else if let newValue, !newValue.isFinite {
         invalid = invalid ?? .unencodableValue(key: key, reason: "JSON has no NaN or infinity")
       } else {
@@ -55,12 +68,19 @@ public struct SettingsTransaction {
     }
   }
 
-  /// A setting's value as the setting would read it (the user's value, else the first system file's, when it
-  /// decodes; else the setting's default); setting it stores the value under the setting's key in the user's file.
+  /// A setting's value as the setting would read it (the fleet's when it enforces the key, else the user's value,
+  /// else the first fleet copy's or system file's, when it decodes; else the setting's default); setting it stores
+  /// the value under the setting's key in the user's file.
   public subscript<Value: SettingValue>(setting: Setting<Value>) -> Value {
     get {
       let key = JSONKey(setting.key)
-      let json = self[setting.key] ?? systemFiles.lazy.compactMap { $0.storedValue(key) }.first
+      var json = self[setting.key]
+      if let store {
+        if enforced[key] != nil, let forced = store.fleetLayers.lazy.compactMap({ $0.enforcedValue(key) }).first {
+          json = forced
+        }
+        json = json ?? store.lowerLayers(for: setting.key).lazy.compactMap { $0.storedValue(key) }.first
+      }
       return json.flatMap { try? Value(jsonValue: $0) } ?? setting.defaultValue
     }
     set {

@@ -22,15 +22,16 @@ struct StoreOptions: ParsableArguments {
     }
   }
 
-  /// The store named by the options: a suite's has the system-wide defaults of `$XDG_CONFIG_DIRS` below the user's
-  /// file, a file named with --file none.
+  /// The store named by the options: a suite's has the machine's copies of the fleet's values and the system-wide
+  /// defaults of `$XDG_CONFIG_DIRS` below the user's file, a file named with --file none.
   func store() throws -> SettingsStore {
     if let file { return SettingsStore(fileURL: URL(fileURLWithPath: file)) }
     do {
       let suite = suite ?? ""
       return SettingsStore(
         fileURL: try SettingsStore.fileURL(forSuite: suite),
-        systemFiles: try SettingsStore.systemFileURLs(forSuite: suite))
+        systemFiles: try SettingsStore.systemFileURLs(forSuite: suite),
+        fleetCopies: try SettingsStore.fleetCopyURLs(forSuite: suite))
     } catch {
       throw failure(error.description, error.status)
     }
@@ -52,12 +53,13 @@ struct GetCommand: ParsableCommand {
     commandName: "get",
     abstract: "Print a setting's value as JSON. Exits with status 1, printing nothing, when it is not set.",
     discussion: """
-      With --suite, a key the user's file does not hold is looked for in the system-wide defaults, \
-      <dir>/<suite>/settings.json for each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that \
-      holds it winning, as programs read it. --origin adds a line saying where the value comes from: \
-      `user file PATH` or `system file PATH`. For a key no file sets, it prints `no file sets KEY: the program's \
-      default applies` instead (exit status 1). A system file that is not valid JSON is told on standard error and \
-      skipped.
+      With --suite, a key the user's file does not hold is looked for in the machine's copy of the fleet's \
+      settings (see `splintctl fleet status`), then in the system-wide defaults, <dir>/<suite>/settings.json for \
+      each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that holds it winning, as programs read \
+      it; a key the fleet enforces is the fleet's, whatever the user's file holds. --origin adds a line saying \
+      where the value comes from: `user file PATH`, `fleet PATH` (`fleet PATH, enforced`) or `system file PATH`. \
+      For a key no file sets, it prints `no file sets KEY: the program's default applies` instead (exit status 1). \
+      A system file that is not valid JSON is told on standard error and skipped.
       """)
 
   @OptionGroup var options: StoreOptions
@@ -67,7 +69,7 @@ struct GetCommand: ParsableCommand {
 
   @Flag(
     name: [.customLong("origin"), .customLong("verbose")],
-    help: "Also print where the value comes from: the user's file, a system file, or the program's default.")
+    help: "Also print where the value comes from: the user's file, the fleet, a system file, or the program's default.")
   var origin = false
 
   func run() throws {
@@ -85,6 +87,10 @@ struct GetCommand: ParsableCommand {
     guard origin else { return }
     switch store.origin(ofKey: key) {
     case .system(let url)?: Output.line("system file \(url.path)")
+    case .fleet(let url)?:
+      let copy = store.fleetStatus.first { $0.url == url }
+      let enforced = copy.map { $0.isTrusted && $0.enforcedKeys.contains(key) } ?? false
+      Output.line("fleet \(url.path)\(enforced ? ", enforced" : "")")
     default: Output.line("user file \(store.fileURL.path)")
     }
   }

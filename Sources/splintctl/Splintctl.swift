@@ -61,7 +61,7 @@ struct Splintctl: ParsableCommand {
       SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
       PathCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, ResetCommand.self,
       SandboxCommand.self,
-    ]
+    ] + fleetCommands
   )
 
   /// Runs the command the arguments name, once every argument is known to be UTF-8 (see ``UTF8Input``).
@@ -139,7 +139,8 @@ extension SettingsError {
     case .invalidJSON, .invalidSuiteName, .unencodableValue, .reservedKey, .versionMismatch:
       ExitStatus.usage
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
-      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout, .watchedByPolling:
+      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout, .watchedByPolling,
+      .enforcedByFleet, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy:
       ExitStatus.failure
     }
   }

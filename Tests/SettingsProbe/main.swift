@@ -33,6 +33,8 @@
 //   SettingsProbe try-writes FILE KEY COUNT      COUNT writes of KEY (0, 1, …), going on after a failed one; prints
 //                                                `written N failed M`, then each distinct failure once, `error …`
 //   SettingsProbe layers FILE                    print the user's file, then each system file, one a line
+//   SettingsProbe fleet-copies SUITE             print where SettingsStore(suite:) looks for the fleet's copies, one a
+//                                                line
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
 //                                                saved), printing this process's threads, inotify instances and
 //                                                epoll instances before and after: `threads 2 inotify 0 epoll 0`
@@ -72,6 +74,8 @@ struct SettingsProbe {
       try store(arguments[1]).set(JSONValue(parsing: arguments[3]), forKey: arguments[2])
     case ("reset", 3):
       Setting<JSONValue?>(arguments[2], default: nil, store: store(arguments[1])).reset()
+    case ("fleet-copies", 2):
+      for url in try SettingsStore.fleetCopyURLs(forSuite: arguments[1]) { print(url.path) }
     case ("layers", 2):
       let settings = store(arguments[1])
       for url in [settings.fileURL] + settings.systemFileURLs { print(url.path) }
