@@ -68,6 +68,8 @@ public final class LocalEtcd: Sendable {
   public let tls: TLS?
   /// The members running now, by name.
   private let processes = Mutex<[String: RunningProgram]>([:])
+  /// How many times the cluster was made anew: part of its token, from which etcd derives the cluster's ID.
+  private let generation = Atomic(0)
 
   /// The members' client URLs, in order.
   public var endpoints: [String] { members.map(\.endpoint) }
@@ -105,8 +107,8 @@ public final class LocalEtcd: Sendable {
       "--listen-client-urls", member.endpoint, "--advertise-client-urls", member.endpoint,
       "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
       "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
-      "--initial-cluster", cluster, "--initial-cluster-state", state, "--initial-cluster-token",
-      directory.lastPathComponent,
+      "--initial-cluster", cluster, "--initial-cluster-state", state,
+      "--initial-cluster-token", "\(directory.lastPathComponent)-\(generation.load(ordering: .relaxed))",
       // Faster elections than the defaults (100 ms, 1 s): a killed leader is replaced within about a second.
       "--heartbeat-interval", "50", "--election-timeout", "500",
       "--logger", "zap", "--log-outputs", directory.appendingPathComponent("\(member.name).log").path,
@@ -161,6 +163,7 @@ public final class LocalEtcd: Sendable {
   public func rebuild() async throws {
     await stopAll()
     for member in members { try? FileManager.default.removeItem(at: directory.appendingPathComponent(member.name)) }
+    generation.add(1, ordering: .relaxed)
     try await startAll(state: "new")
   }
 
