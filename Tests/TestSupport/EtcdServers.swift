@@ -50,13 +50,21 @@ public final class LocalEtcd: Sendable {
     public let keyFile: String
     /// Whether clients must show a certificate the CA signed.
     public let requiresClientCertificate: Bool
+    /// The client certificate and key etcdctl shows, when clients must.
+    public let clientCertificateFile: String?
+    public let clientKeyFile: String?
 
-    /// The files, and whether clients must show a certificate.
-    public init(caFile: String, certificateFile: String, keyFile: String, requiresClientCertificate: Bool) {
+    /// The files, and whether clients must show a certificate (etcdctl then shows the one given).
+    public init(
+      caFile: String, certificateFile: String, keyFile: String, requiresClientCertificate: Bool,
+      clientCertificateFile: String? = nil, clientKeyFile: String? = nil
+    ) {
       self.caFile = caFile
       self.certificateFile = certificateFile
       self.keyFile = keyFile
       self.requiresClientCertificate = requiresClientCertificate
+      self.clientCertificateFile = clientCertificateFile
+      self.clientKeyFile = clientKeyFile
     }
   }
 
@@ -173,7 +181,12 @@ public final class LocalEtcd: Sendable {
     var command = [
       "etcdctl", "--endpoints", (endpoints ?? self.endpoints).joined(separator: ","), "--dial-timeout", "3s",
     ]
-    if let tls { command += ["--cacert", tls.caFile] }
+    if let tls {
+      command += ["--cacert", tls.caFile]
+      if let certificate = tls.clientCertificateFile, let key = tls.clientKeyFile {
+        command += ["--cert", certificate, "--key", key]
+      }
+    }
     if let user { command += ["--user", user] }
     var environment = ProcessInfo.processInfo.environment
     environment["ETCDCTL_API"] = "3"
@@ -252,6 +265,12 @@ public struct EtcdFailure: Error, CustomStringConvertible {
   public let command: String
   /// What it printed.
   public let output: String
+  /// A failure of `command`, which printed `output`.
+  public init(command: String, output: String) {
+    self.command = command
+    self.output = output
+  }
+
   /// The command and its output.
   public var description: String { "etcd: \(command) failed: \(output)" }
 }
