@@ -182,8 +182,10 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintFleetTests",
-      dependencies: ["SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport"]
-        + fleetClient
+      dependencies: [
+        "SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport", "splintctl",
+        "SettingsProbe",
+      ] + fleetClient
     ),
     .testTarget(
       name: "SplintctlTests",
