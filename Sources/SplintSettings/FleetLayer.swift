@@ -23,6 +23,8 @@ final class FleetLayer: Sendable {
   private let liveness: Liveness
   /// Whether the lock file's name is watched (``startWatching()``).
   private let watching = Atomic(false)
+  /// The identifier this layer hears the copy's changes under.
+  private let changeObserver = Atomic<UInt64>(0)
 
   private struct WeakLayer {
     weak var layer: FleetLayer?
@@ -47,12 +49,13 @@ final class FleetLayer: Sendable {
     url = file.url
     liveness = Liveness()
     liveness.layer.withLock { $0 = WeakLayerReference(layer: self) }
-    _ = file.tellChanges { [weak self] keys in
+    let id = file.tellChanges { [weak self] keys in
       guard let self else { return }
       if keys.contains(JSONKey(FleetCopy.metadataKey)) || keys.contains(JSONKey(FleetCopy.enforcedKey)) {
         tellProblem()
       }
     }
+    changeObserver.store(id, ordering: .relaxed)
   }
 
   /// Starts watching the copy's follower lock file, once, so that a follower that ends is told of at once.
@@ -64,6 +67,7 @@ final class FleetLayer: Sendable {
   }
 
   deinit {
+    file.stopTelling(changeObserver.load(ordering: .relaxed))
     if watching.load(ordering: .relaxed) { SettingsWatcher.shared.unwatch(ObjectIdentifier(liveness)) }
   }
 

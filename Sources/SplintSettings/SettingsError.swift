@@ -412,7 +412,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
 
 extension Date {
   /// The time in UTC, to the second, as a log line would show it: "2026-11-26 08:15:02 UTC".
-  var timestampText: String {
+  package var timestampText: String {
     let text = formatted(
       .iso8601.year().month().day().dateSeparator(.dash).dateTimeSeparator(.space)
         .time(includingFractionalSeconds: false).timeSeparator(.colon))

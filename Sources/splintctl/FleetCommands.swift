@@ -208,10 +208,10 @@ import SplintSettings
             "no follower since \(copy.state == .stopped ? copy.since : copy.written) (the values are the last it wrote)"
           healthy = false
         case (true, .unreachable):
-          state = "the cluster is unreachable since \(copy.since): \(copy.reason ?? "no member answered")"
+          state = "the cluster is unreachable since \(copy.since.timestampText): \(copy.reason ?? "no member answered")"
           healthy = false
         case (true, _):
-          state = "following since \(copy.since)"
+          state = "following since \(copy.since.timestampText)"
         }
         Output.line("state: \(state)")
         Output.line("keys: \(copy.keys.count)\(copy.keys.isEmpty ? "" : " (\(copy.keys.joined(separator: ", ")))")")

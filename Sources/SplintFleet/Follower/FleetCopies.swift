@@ -191,8 +191,22 @@
       writeUnwritten()
     }
 
-    /// What the follower records now.
-    var recorded: FleetCopyStatus.State { state }
+    /// How many times the follower has started a watch: a loss told after one started would be stale.
+    private(set) var connections = 0
+
+    /// Records that a watch runs: the follower follows.
+    func connected() {
+      connections += 1
+      record(.following)
+    }
+
+    /// Records that the cluster is lost, since `since`, unless a watch has started since the follower counted
+    /// `connections`; whether it recorded it.
+    func recordUnreachable(unlessConnectedSince connections: Int, reason: String, since: Date) -> Bool {
+      guard connections == self.connections else { return false }
+      record(.unreachable, reason: reason, since: since)
+      return true
+    }
 
     /// Writes every copy that lags behind, and makes it durable within ``FleetFollower/Options/syncDelay``.
     func writeUnwritten() {

@@ -91,7 +91,8 @@
         case .changed(let suite, let revision): "\(suite): changed at revision \(revision)"
         case .skipped(let suite, let key, let error): "\(suite): \(key) left out: \(error)"
         case .lost(let error): "lost: \(error)"
-        case .unreachable(let since): "the cluster is unreachable since \(since); the copies keep their values"
+        case .unreachable(let since):
+          "the cluster is unreachable since \(since.timestampText); the copies keep their values"
         case .copyFailed(let suite, let error): "\(suite): \(error)"
         }
       }
@@ -161,8 +162,9 @@
       } catch {
         failure = error
       }
-      await copies.stop(reason: failure?.description)
-      if let failure, failure.code != .cancelled { throw failure }
+      let stopped = failure.flatMap { $0.code == .cancelled ? nil : $0 }
+      await copies.stop(reason: stopped?.description)
+      if let stopped { throw stopped }
     }
 
     /// Takes every copy's follower lock, waiting (and telling so, once) while another follower holds one; false when
@@ -210,10 +212,13 @@
             // Unless the follower is back within a check interval, the copies say the cluster is lost.
             let delay = options.checkInterval
             let report = report
+            let connections = await copies.connections
             reporting = Task {
               try? await Task.sleep(for: delay)
-              guard !Task.isCancelled else { return }
-              await copies.record(.unreachable, reason: error.description, since: since)
+              guard !Task.isCancelled,
+                await copies.recordUnreachable(
+                  unlessConnectedSince: connections, reason: error.description, since: since)
+              else { return }
               report(.unreachable(since: since))
             }
           }
@@ -260,7 +265,7 @@
           switch change {
           case .started(let at):
             following()
-            await copies.record(.following)
+            await copies.connected()
             report(.following(endpoint: engine.endpoints[member], cluster: at.cluster, revision: at.revision))
           case .changed(let at, let events):
             await copies.apply(events, at: at)
