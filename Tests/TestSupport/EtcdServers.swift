@@ -52,6 +52,7 @@ public final class LocalEtcd: Sendable {
     public let requiresClientCertificate: Bool
     /// The client certificate and key etcdctl shows, when clients must.
     public let clientCertificateFile: String?
+    /// The key of ``clientCertificateFile``.
     public let clientKeyFile: String?
 
     /// The files, and whether clients must show a certificate (etcdctl then shows the one given).
