@@ -108,6 +108,15 @@ final class SettingsFile: WatchedFile {
     /// Why changes to the file are found by polling (``SettingsError/watchedByPolling(_:interval:reason:)``), which a
     /// new error stream hears last, while it lasts.
     var polling: SettingsError?
+    /// Stored values that do not decode as a setting on them expects (``SettingsError/undecodableValue(key:expected:reason:)``),
+    /// by key and expected type, which a new error stream hears after the file's problems, until they decode.
+    var undecodable: [Expectation: SettingsError] = [:]
+  }
+
+  /// A key, and the type a setting on it expects.
+  private struct Expectation: Hashable {
+    let key: JSONKey
+    let type: String
   }
 
   /// What to tell observers after a change, once the locks are released.
@@ -585,6 +594,23 @@ final class SettingsFile: WatchedFile {
     report(error)
   }
 
+  /// Reports that `key`'s stored value does not decode as `expected`, for `reason`: told to every error stream once
+  /// (again only when the value or the reason changes), and to each new stream until ``valueDecodes(key:expected:)``.
+  func reportUndecodable(key: String, expected: String, reason: String) {
+    let error = SettingsError.undecodableValue(key: key, expected: expected, reason: reason)
+    shared.withLock { shared in
+      let expectation = Expectation(key: JSONKey(key), type: expected)
+      guard shared.undecodable[expectation] != error else { return }
+      shared.undecodable[expectation] = error
+      for stream in shared.errorStreams.values { stream.yield(error) }
+    }
+  }
+
+  /// Says that `key`'s stored value decodes as `expected` (again): new error streams no longer hear it did not.
+  func valueDecodes(key: String, expected: String) {
+    shared.withLock { _ = $0.undecodable.removeValue(forKey: Expectation(key: JSONKey(key), type: expected)) }
+  }
+
   /// Sends `error` to every error stream.
   func report(_ error: SettingsError) {
     shared.withLock { shared in
@@ -658,7 +684,10 @@ final class SettingsFile: WatchedFile {
   func tellErrors(to continuation: AsyncStream<SettingsError>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { shared in
-      for problem in [shared.problem, shared.migrationProblem, shared.polling].compactMap(\.self) {
+      let undecodable = shared.undecodable.sorted { ($0.key.key, $0.key.type) < ($1.key.key, $1.key.type) }.map(\.value)
+      for problem in [shared.problem, shared.migrationProblem].compactMap(\.self) + undecodable
+        + [shared.polling].compactMap(\.self)
+      {
         continuation.yield(problem)
       }
       shared.errorStreams[id] = continuation

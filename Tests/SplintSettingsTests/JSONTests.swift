@@ -47,12 +47,15 @@ import Testing
     "invalid JSON is refused with where and why",
     arguments: [
       ("", "line 1, column 1: the text ends where a value should be"),
-      ("{", "line 1, column 2: expected a key in double quotes"),
-      ("{\"a\" 1}", "line 1, column 6: expected ':' after the key \"a\""),
-      ("{\"a\": 1,}", "line 1, column 9: expected a key in double quotes"),
-      ("{\"a\": 1 \"b\": 2}", "line 1, column 9: expected ',' or '}' after the value of \"a\""),
+      ("{", "line 1, column 2: the text ends where a key in double quotes should be"),
+      ("{\"a\" 1}", "line 1, column 6: '1' after the key \"a\", where ':' should be"),
+      (
+        "{\"a\": 1,}",
+        "line 1, column 8: a comma before '}': JSON allows none after the last element (a settings file may have one)"
+      ),
+      ("{\"a\": 1 \"b\": 2}", "line 1, column 9: '\"' after the value of \"a\", where ',' or '}' should be"),
       ("{\"a\": 1, \"a\": 2}", "line 1, column 10: the key \"a\" appears twice in one object"),
-      ("[1 2]", "line 1, column 4: expected ',' or ']' after an array element"),
+      ("[1 2]", "line 1, column 4: '2' after an array element, where ',' or ']' should be"),
       ("[1,\n  x]", "line 2, column 3: 'x' where a value should be"),
       ("nul", "line 1, column 1: expected null"),
       ("tru", "line 1, column 1: expected true"),
@@ -178,18 +181,13 @@ import Testing
     document["b"] = nil
     document["missing"] = nil
     #expect(
-      String(decoding: document.rendered(), as: UTF8.self) == """
-        {
-          "a": {"x":  1.50},
-          "c": true,
-          "d": "new"
-        }
-
-        """)
+      String(decoding: document.rendered(), as: UTF8.self)
+        == "\u{FEFF}{ \"a\":{\"x\":  1.50}, \"c\": true, \"d\": \"new\" }")
     document["a"] = nil
     document["c"] = nil
     document["d"] = nil
-    #expect(String(decoding: document.rendered(), as: UTF8.self) == "{}\n")
+    #expect(String(decoding: document.rendered(), as: UTF8.self) == "\u{FEFF}{}")
+    #expect(String(decoding: SettingsDocument().rendered(), as: UTF8.self) == "{}\n", "a new file")
   }
 
   @Test func settingsDocumentsAreObjectsOrEmpty() throws {

@@ -36,16 +36,7 @@ import Testing
     #expect(runs.value.withLock { $0 } == [1, 2, 3])
     #expect(store.writeCount == 1)
     #expect(await take(1, from: changes) == [["interval", "syncInterval", "fast", "legacy"]])
-    #expect(
-      store.text == """
-        {
-          "fast": "fast",
-          "other": 1.50,
-          "syncInterval": 30,
-          "$version": 3
-        }
-
-        """)
+    #expect(store.text == #"{"fast": "fast", "other": 1.50, "syncInterval": 30, "$version": 3}"#)
     #expect(store.schemaVersion == 3)
     #expect(store.fileError == nil)
     // Opened again, here or anew, the file is at the migrations' version: nothing runs, nothing is written.
@@ -85,7 +76,7 @@ import Testing
     #expect(store.writeCount == 0)
     #expect(try store.reset(keys: ["$version"]) == [])
     #expect(try store.resetAll() == ["a"])
-    #expect(store.text == "{\n  \"$version\": 3\n}\n")
+    #expect(store.text == #"{"$version": 3}"#)
     #expect(store.schemaVersion == 3)
   }
 
@@ -274,7 +265,7 @@ import Testing
     #expect(Set(runs.map { $0.split(separator: " ").first ?? "" }).count == 1, "one process ran them all")
     #expect(
       try String(contentsOf: file, encoding: .utf8)
-        == "{\n  \"other\": 1,\n  \"period\": \"30s\",\n  \"$version\": 3\n}\n")
+        == #"{"other": 1, "period": "30s", "$version": 3}"#)
   }
 
   @Test("SIGKILL in the middle of a migration leaves the old file intact, and the next opener migrates it")
