@@ -199,6 +199,20 @@ public final class SettingsStore: Sendable {
     try edit { $0[key] = value }
   }
 
+  /// Writes a setting's value under `key`, or removes the key for an `Optional` that is nil (see ``Setting/save(_:)``).
+  func save<Value: SettingValue>(_ value: Value, forKey key: String) throws(SettingsError) {
+    let json: JSONValue?
+    do {
+      json = try value.storedJSON()
+    } catch {
+      let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
+      file.report(failure)
+      throw failure
+    }
+    guard let json else { return try removeValue(forKey: key) }
+    try set(json, forKey: key)
+  }
+
   /// Removes `key` from the user's file, so that settings on it read the system value, or else their defaults.
   ///
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
@@ -217,8 +231,10 @@ public final class SettingsStore: Sendable {
   /// }
   /// ```
   ///
-  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``, or
-  ///   ``SettingsError/writeFailed(_:reason:)``.
+  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``,
+  ///   ``SettingsError/undecodableValue(key:expected:reason:)`` when `body` read a stored value through a ``Setting``
+  ///   or a ``SettingKey`` that does not decode (nothing is written then either: the default it read in its place
+  ///   must not be stored as if it were the value), or ``SettingsError/writeFailed(_:reason:)``.
   /// - Returns: What `body` returns.
   public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
     // The system layers are brought up to date before the write takes the user file's lock: inside, a transaction
@@ -378,11 +394,12 @@ public final class SettingsStore: Sendable {
       }, failed: { $0 }, repairing: repairing)
   }
 
-  /// Keeps a transaction's changes, unless it holds a value that cannot be stored.
+  /// Keeps a transaction's changes, unless it holds a value that cannot be stored, or read a stored value that does
+  /// not decode.
   private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
-    if let invalid = settings.invalid {
-      file.report(invalid)
-      throw invalid
+    if let failure = settings.failure {
+      file.report(failure)
+      throw failure
     }
     document = settings.document
   }
