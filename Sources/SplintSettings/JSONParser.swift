@@ -31,6 +31,10 @@ struct JSONParser: ~Copyable {
   /// 123456789012345678901234567890) had more significant digits than a `Double` keeps. Nil when nobody asked, so
   /// that reading a settings file does not pay for it.
   private var numbersAreExact: Bool?
+  /// The texts of the numbers a `Double` would round, for ``exactText(of:format:indent:)``, which finds each where
+  /// the value holds the string `marker` + its index + `marker`; nil when nobody asked.
+  private var roundedNumbers: [String]?
+  private var marker = ""
 
   private init(_ bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -54,6 +58,37 @@ struct JSONParser: ~Copyable {
       try parser.expectEnd()
       return (value, parser.numbersAreExact == true)
     }
+  }
+
+  /// The JSON value `bytes` holds (a settings file's text: comments and trailing commas are read), written out as
+  /// strict JSON laid out as `format` (object keys sorted, as ``JSONValue`` writes them), but with every number a
+  /// `Double` would round written as `bytes` has it: 123456789012345678901234567890 stays so, where the value's own
+  /// JSON would say 1.2345678901234568e+29. For `splintctl`, which prints what the file holds.
+  ///
+  /// - Parameter indent: What the line the value starts on is indented by.
+  static func exactText(of bytes: [UInt8], format: JSONFormat, indent: [UInt8] = []) throws(JSONSyntaxError) -> String {
+    var numbers: [String] = []
+    // Each rounded number stands in the value as a string no text holds (a private-use character and a random
+    // number around its index), which its text then replaces.
+    let marker = "\u{F8FF}\(UInt64.random(in: 0...UInt64.max))\u{F8FF}"
+    let value = try withParser(bytes, lenient: true) { parser throws(JSONSyntaxError) in
+      parser.roundedNumbers = []
+      parser.marker = marker
+      parser.skipByteOrderMark()
+      let value = try parser.parseValue(depth: 0)
+      try parser.expectEnd()
+      numbers = parser.roundedNumbers ?? []
+      return value
+    }
+    var output: [UInt8] = []
+    value.write(to: &output, format: format, indent: indent)
+    var text = String(decoding: output, as: UTF8.self)
+    for (index, number) in numbers.enumerated() {
+      var quoted: [UInt8] = []
+      JSONValue.writeString("\(marker)\(index + 1)\(marker)", to: &quoted)
+      text = text.replacing(String(decoding: quoted, as: UTF8.self), with: number)
+    }
+    return text
   }
 
   /// Where a member of a settings file's object is in its text: offsets of the key's opening quote, of the byte after
@@ -360,8 +395,14 @@ struct JSONParser: ~Copyable {
     guard let number = Double(text), number.isFinite else {
       throw error("the number \(text) is too large to store", at: start)
     }
-    if numbersAreExact == true, Self.significantDigits(text) != Self.significantDigits(number.description) {
+    if numbersAreExact == true || roundedNumbers != nil,
+      Self.significantDigits(text) != Self.significantDigits(number.description)
+    {
       numbersAreExact = false
+      if roundedNumbers != nil {
+        roundedNumbers?.append(text)
+        return .string("\(marker)\(roundedNumbers?.count ?? 0)\(marker)")
+      }
     }
     return .double(number)
   }

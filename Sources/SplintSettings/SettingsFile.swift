@@ -273,6 +273,13 @@ final class SettingsFile: WatchedFile {
     shared.withLock { $0.values[key] }
   }
 
+  /// The text the file holds for `key`'s value, as this process last read it (comments inside it too); nil when it
+  /// holds none, or the value was set here since. Not to be called from inside an update's body.
+  func storedText(forKey key: String) -> Substring? {
+    refreshUnlessWatched()
+    return io.withLock { $0.document.storedText(forKey: key) }
+  }
+
   /// The file's current problem (corrupt, unreadable), or nil.
   var problem: SettingsError? {
     refreshUnlessWatched()
@@ -344,7 +351,7 @@ final class SettingsFile: WatchedFile {
       result = try FileIO.read(path, unless: known, limit: maximumFileSize.load(ordering: .relaxed))
     } catch {
       let unreadable = isSystemLayer ? SettingsError.unreadableSystemFile : SettingsError.unreadableFile
-      reportProblem(settingsError(error, otherwise: unreadable), identity: nil, in: &io)
+      reportProblem(settingsError(error) { url, reason, _ in unreadable(url, reason) }, identity: nil, in: &io)
       return nil
     }
     switch result {
@@ -478,7 +485,7 @@ final class SettingsFile: WatchedFile {
           return .success((result, adopt(document, identity: identity, in: &io)))
         }
       } catch {
-        let failure = settingsError(error, otherwise: SettingsError.writeFailed)
+        let failure = settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
         report(failure)
         return .failure(failed(failure))
       }
@@ -489,9 +496,9 @@ final class SettingsFile: WatchedFile {
     return result
   }
 
-  /// The error to report for `error`: the situation it is, or `otherwise` with its description.
+  /// The error to report for `error`: the situation it is, or `otherwise` with its reason and what to do.
   private func settingsError(
-    _ error: FileIOError, otherwise: (URL, String) -> SettingsError
+    _ error: FileIOError, otherwise: (URL, String, String?) -> SettingsError
   ) -> SettingsError {
     switch error {
     case .notRegular(let path, let kind):
@@ -499,8 +506,17 @@ final class SettingsFile: WatchedFile {
     case .refused(_, let reason): .unsafePath(url, reason: reason)
     case .tooLarge(_, let size, let limit): .fileTooLarge(url, size: size, limit: limit)
     case .lockTimeout(let path, let waited): .lockTimeout(url, lockFile: URL(fileURLWithPath: path), waited: waited)
-    case .system(let error): otherwise(url, error.reason)
-    case .failed(_, let reason): otherwise(url, reason)
+    case .system(let error): otherwise(url, error.reason(settingsFile: path), error.remedy)
+    case .failed(_, let reason): otherwise(url, reason, nil)
+    case .unwritableDirectory(let directory, EROFS):
+      otherwise(
+        url, "the file system of its directory, \(directory), is read-only",
+        "Point the store at a file on a writable file system (SettingsStore(fileURL:)).")
+    case .unwritableDirectory(let directory, let code):
+      otherwise(
+        url, "its directory \(directory) does not let this user make files in it (\(String(cString: strerror(code))))",
+        "Give this user write access to \(directory) (its owner and mode), or keep the settings in a directory it may write."
+      )
     }
   }
 

@@ -48,7 +48,8 @@ public final class SettingsStore: Sendable {
   /// settings by naming the same suite.
   ///
   /// - Parameters:
-  ///   - suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that comes
+  ///   - suite: A directory name such as `com.example.sync`: not blank, no `/` and no control character (such as a
+  ///     newline), not `.` or `..`. A name that comes
   ///     from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
   ///     brought to the newest before this returns (see ``SettingsMigration``).
@@ -67,7 +68,10 @@ public final class SettingsStore: Sendable {
   ///
   /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
   public static func fileURL(forSuite suite: String) throws(SettingsError) -> URL {
-    guard !suite.isEmpty, !suite.contains("/"), suite != ".", suite != "..", !suite.contains("\0") else {
+    // Not blank, and no control character (a NUL, a newline): a directory name a person can see and type.
+    guard !suite.allSatisfy(\.isWhitespace), !suite.contains("/"), suite != ".", suite != "..",
+      !suite.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
       throw .invalidSuiteName(suite)
     }
     return configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json")
@@ -174,6 +178,47 @@ public final class SettingsStore: Sendable {
   /// ``Setting`` then reads its default).
   public func value(forKey key: String) -> JSONValue? {
     file[key] ?? systemFiles.lazy.compactMap { $0[key] }.first
+  }
+
+  /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
+  /// `Double` would round written as the file has it, digit for digit; nil when no file holds `key`. For `splintctl
+  /// get`, which prints what is stored. Not to be called from inside an update's body.
+  package func exactText(forKey key: String, indent: String = "") -> String? {
+    for layer in [file] + systemFiles {
+      guard let value = layer[key] else { continue }
+      let text = layer.storedText(forKey: key).flatMap {
+        try? JSONParser.exactText(of: Array($0.utf8), format: .pretty, indent: Array(indent.utf8))
+      }
+      return text ?? Self.pretty(value, indent: indent)
+    }
+    return nil
+  }
+
+  /// The user's settings (``values``), and with `version` the schema version the file records (when above 0), as
+  /// one JSON object with sorted keys, numbers as the file has them (see ``exactText(forKey:indent:)``). For
+  /// `splintctl list` and `export`.
+  package func exactText(version: Bool) -> String {
+    var members = keys.sorted { JSONKey($0) < JSONKey($1) }.map { key in
+      (
+        key,
+        file.storedText(forKey: key).flatMap {
+          try? JSONParser.exactText(of: Array($0.utf8), format: .pretty, indent: Array("  ".utf8))
+        } ?? file[key].map { Self.pretty($0, indent: "  ") } ?? "null"
+      )
+    }
+    if version, let schemaVersion, schemaVersion > 0 {
+      members.append((SettingsDocument.versionKey, "\(schemaVersion)"))
+      members.sort { JSONKey($0.0) < JSONKey($1.0) }
+    }
+    guard !members.isEmpty else { return "{}" }
+    return "{\n"
+      + members.map { key, text in "  \(JSONValue.string(key).description): \(text)" }.joined(separator: ",\n") + "\n}"
+  }
+
+  private static func pretty(_ value: JSONValue, indent: String) -> String {
+    var output: [UInt8] = []
+    value.write(to: &output, format: .pretty, indent: Array(indent.utf8))
+    return String(decoding: output, as: UTF8.self)
   }
 
   /// Which file ``value(forKey:)`` takes `key`'s value from, or nil when no file holds it (a ``Setting`` reads its

@@ -104,7 +104,7 @@ import Testing
     let newer = SettingsError.newerVersion(url, version: 9, known: 3)
     #expect(store.fileError == newer)
     #expect(await take(1, from: store.errors()) == [newer])
-    #expect(newer.description.contains("is at version 9, but this program knows versions up to 3"))
+    #expect(newer.description.contains("is at version 9, and this program knows versions up to 3"))
     #expect(runs.value.withLock { $0 }.isEmpty)
     #expect(store.value(forKey: "syncInterval") == .string("PT1M"))
     #expect(store.text == text)
@@ -235,7 +235,7 @@ import Testing
     let older = Data(#"{"$version": 1, "c": 3}"#.utf8)
     let mismatch = SettingsError.versionMismatch(url, imported: 1, file: 2)
     #expect(throws: mismatch) { try store.importSettings(from: older) }
-    #expect(mismatch.description.contains("Nothing was written"))
+    #expect(mismatch.description.contains("nothing was written"))
     #expect(store.values == ["a": .int(1), "b": .int(2)])
     try store.importSettings(from: Data(#"{"c": 3}"#.utf8))
     #expect(store.schemaVersion == 2, "an import without a version is taken as it is")

@@ -141,7 +141,7 @@ import Testing
       ])
   }
 
-  @Test(arguments: ["", "a/b", ".", "..", "nul\0"])
+  @Test(arguments: ["", "a/b", ".", "..", "nul\0", " ", "\t", "two\nlines", "bell\u{7}"])
   func suiteNamesMustBeDirectoryNames(suite: String) {
     #expect(throws: SettingsError.invalidSuiteName(suite)) { try SettingsStore.fileURL(forSuite: suite) }
   }
@@ -149,7 +149,7 @@ import Testing
   @Test func anInvalidSuiteNameStopsTheProgramSayingWhatToUse() async throws {
     let output = try await probe("path", "../elsewhere")
     #expect(output.status >= 128, "the program traps")
-    #expect(output.stderr.contains("\"../elsewhere\" cannot name a settings suite: use a plain directory name"))
+    #expect(output.stderr.contains("\"../elsewhere\" cannot name a settings suite. Use a plain directory name"))
   }
 
   @Test func aSuiteFileIsFoundWithoutMakingAStore() throws {
@@ -218,11 +218,20 @@ import Testing
         "/home/u/.config/app/settings.json: the disk is full. The file and the values"
       ),
       (.invalidJSON(reason: "line 1, column 1: x"), "The text is not valid JSON: line 1, column 1: x."),
-      (.invalidSuiteName("a/b"), "use a plain directory name such as com.example.app"),
+      (.invalidSuiteName("a/b"), "Use a plain directory name such as com.example.app"),
+      (.invalidSuiteName("a\nb"), #""a\nb" cannot name a settings suite."#),
+      (
+        .writeFailed(file, reason: "the disk is full", remedy: "Free some space."),
+        "The file and the values in memory are as they were. Free some space."
+      ),
     ]
     for (error, remedy) in remedies {
       #expect(error.description.contains(remedy), "\(error)")
+      // One line for a log: what happened, then what to do.
+      #expect(!error.description.contains("\n"), "\(error)")
+      #expect(error.description == [error.summary, error.remedy].compactMap(\.self).joined(separator: " "))
     }
+    #expect(SettingsError.invalidJSON(reason: "r").remedy == nil)
   }
 
   @Test("each error has its own code, and names the file or the key it is about")
