@@ -128,12 +128,12 @@ struct SettingsDocument: Sendable, Equatable {
     }
   }
 
-  /// The exact text the file holds for `key`'s value (comments inside it too), or nil for a key that is not there
-  /// or whose value was set here.
+  /// The exact text the file holds for `key`'s value (comments inside it too), or the text it is to be written as
+  /// (see ``set(_:writtenAs:forKey:)``); nil for a key that is not there, or whose value was set here otherwise.
   func storedText(forKey key: String) -> Substring? {
-    guard let position = positions[JSONKey(key)], members[position].keepsText,
-      let origin = members[position].origin, let source
-    else { return nil }
+    guard let position = positions[JSONKey(key)] else { return nil }
+    if let text = members[position].text { return Substring(text) }
+    guard members[position].keepsText, let origin = members[position].origin, let source else { return nil }
     let span = source.spans[origin]
     return Substring(decoding: source.bytes[span.valueStart..<span.valueEnd], as: UTF8.self)
   }

@@ -183,28 +183,19 @@ public final class SettingsStore: Sendable {
   /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
   /// `Double` would round written as the file has it, digit for digit; nil when no file holds `key`. For `splintctl
   /// get`, which prints what is stored. Not to be called from inside an update's body.
-  package func exactText(forKey key: String, indent: String = "") -> String? {
+  package func exactText(forKey key: String) -> String? {
     for layer in [file] + systemFiles {
-      guard let value = layer[key] else { continue }
-      let text = layer.storedText(forKey: key).flatMap {
-        try? JSONParser.exactText(of: Array($0.utf8), format: .pretty, indent: Array(indent.utf8))
-      }
-      return text ?? Self.pretty(value, indent: indent)
+      if let value = layer[key] { return Self.exactText(of: value, forKey: key, in: layer, indent: "") }
     }
     return nil
   }
 
   /// The user's settings (``values``), and with `version` the schema version the file records (when above 0), as
-  /// one JSON object with sorted keys, numbers as the file has them (see ``exactText(forKey:indent:)``). For
+  /// one JSON object with sorted keys, numbers as the file has them (see ``exactText(forKey:)``). For
   /// `splintctl list` and `export`.
   package func exactText(version: Bool) -> String {
-    var members = keys.sorted { JSONKey($0) < JSONKey($1) }.map { key in
-      (
-        key,
-        file.storedText(forKey: key).flatMap {
-          try? JSONParser.exactText(of: Array($0.utf8), format: .pretty, indent: Array("  ".utf8))
-        } ?? file[key].map { Self.pretty($0, indent: "  ") } ?? "null"
-      )
+    var members = values.sorted { $0.key < $1.key }.map { key, value in
+      (key.text, Self.exactText(of: value, forKey: key.text, in: file, indent: "  "))
     }
     if version, let schemaVersion, schemaVersion > 0 {
       members.append((SettingsDocument.versionKey, "\(schemaVersion)"))
@@ -215,9 +206,19 @@ public final class SettingsStore: Sendable {
       + members.map { key, text in "  \(JSONValue.string(key).description): \(text)" }.joined(separator: ",\n") + "\n}"
   }
 
-  private static func pretty(_ value: JSONValue, indent: String) -> String {
+  /// `value`, which `layer` holds for `key`, as ``exactText(forKey:)`` writes it: from the file's text for it, or
+  /// (when this process set it since) from the value itself.
+  private static func exactText(
+    of value: JSONValue, forKey key: String, in layer: SettingsFile, indent: String
+  ) -> String {
+    let indent = Array(indent.utf8)
+    if let stored = layer.storedText(forKey: key),
+      let text = try? JSONParser.exactText(of: Array(stored.utf8), format: .pretty, indent: indent)
+    {
+      return text
+    }
     var output: [UInt8] = []
-    value.write(to: &output, format: .pretty, indent: Array(indent.utf8))
+    value.write(to: &output, format: .pretty, indent: indent)
     return String(decoding: output, as: UTF8.self)
   }
 

@@ -26,6 +26,7 @@ import Testing
         "No store answered (a, b). a: No D-Bus session bus"
       ),
       (.invalidConfiguration("Unknown store \"x\"."), "configured wrongly: Unknown store"),
+      (.portalRefused("user interaction failed"), "unlock it (log in to the desktop, or Seahorse)"),
     ]
     for (error, remedy) in remedies {
       #expect(error.description.contains(remedy), "\(error)")

@@ -274,6 +274,7 @@ import Testing
       "$1" set "$0/settings.json" volume 3
       mount -o remount,ro "$0"
       "$1" set "$0/settings.json" volume 4 || true
+      "$1" set "$0/new.json" volume 4 || true
       cat "$0/settings.json"
       """, arguments: [scratch.directory.path, Programs.helper("SettingsProbe")])
     guard let output else {
@@ -283,6 +284,12 @@ import Testing
     #expect(output.lines.first?.hasPrefix("error Could not write the settings file") == true, "\(output)")
     #expect(output.stdout.contains("settings.json: its file system is read-only. The file and the values"))
     #expect(output.stdout.contains("Point the store at a file on a writable file system"))
+    // A new file there: its directory is what is read-only, and the error says so.
+    #expect(
+      output.lines.dropFirst().first
+        == "error Could not write the settings file \(scratch.url("new.json").path): the file system of its directory, "
+        + "\(scratch.directory.path), is read-only. The file and the values in memory are as they were. Point the "
+        + "store at a file on a writable file system (SettingsStore(fileURL:)).", "\(output)")
     #expect(output.stdout.hasSuffix("{\n  \"volume\": 3\n}\n"))
   }
 

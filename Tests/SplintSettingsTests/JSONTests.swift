@@ -125,6 +125,24 @@ import Testing
     )
   }
 
+  @Test("the text splintctl prints: strict JSON, and numbers as the file has them, also after a write here")
+  func exactText() throws {
+    let scratch = Scratch()
+    let store = SettingsStore(fileURL: scratch.url("settings.json"))
+    try "{\"big\": 123456789012345678901234567890, /* c */ \"list\": [1e-400,],}".write(
+      to: store.fileURL, atomically: true, encoding: .utf8)
+    #expect(store.exactText(forKey: "big") == "123456789012345678901234567890")
+    #expect(store.exactText(forKey: "list") == "[\n  1e-400\n]")
+    #expect(store.exactText(forKey: "none") == nil)
+    try store.update { try $0.set(jsonText: "98765432109876543210987654321", forKey: "big") }
+    try store.set(["x": 1], forKey: "new")
+    #expect(store.exactText(forKey: "big") == "98765432109876543210987654321")
+    #expect(
+      store.exactText(version: true)
+        == "{\n  \"big\": 98765432109876543210987654321,\n  \"list\": [\n    1e-400\n  ],\n  \"new\": {\n    \"x\": 1\n  }\n}")
+    #expect(SettingsStore(fileURL: scratch.url("none.json")).exactText(version: true) == "{}")
+  }
+
   @Test func invalidUTF8IsRefused() {
     #expect(throws: SettingsError.invalidJSON(reason: "line 1, column 1: a string is not valid UTF-8")) {
       try JSONValue(parsing: Data([0x22, 0xFF, 0xFE, 0x22]))

@@ -37,10 +37,29 @@ struct SettingsCommandTests {
       try String(contentsOfFile: file, encoding: .utf8)
         == "{\n  \"big\": 123456789012345678901234567890,\n  \"pi\": [3.141592653589793238462643383279],\n"
         + "  \"exact\": [\n    0.1,\n    100.0\n  ]\n}\n")
+    // get, list and export print what is stored, digit for digit, as strict JSON.
+    #expect(try await splintctl("get", "--file", file, "big").stdout == "123456789012345678901234567890\n")
+    #expect(try await splintctl("get", "--file", file, "pi").stdout == "[\n  3.141592653589793238462643383279\n]\n")
+    let listed =
+      "{\n  \"big\": 123456789012345678901234567890,\n  \"exact\": [\n    0.1,\n    100.0\n  ],\n"
+      + "  \"pi\": [\n    3.141592653589793238462643383279\n  ]\n}\n"
+    #expect(try await splintctl("list", "--file", file).stdout == listed)
+    #expect(try await splintctl("export", "--file", file).stdout == listed)
     #expect(try await splintctl("set", "--file", file, "big", "7").status == 0, "a later value is written as usual")
     #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("{\n  \"big\": 7,\n"))
     let reserved = try await splintctl("set", "--file", file, "$version", "12345678901234567890123")
     #expect(reserved.status == 64, "the reserved key stays the migrations': \(reserved)")
+  }
+
+  @Test("export prints strict JSON from a file with comments and trailing commas, and keeps the file as it is")
+  func exportIsStrictJSON() async throws {
+    let text = "// about\n{\n  \"a\": [1, 2,], // two\n  /* b */ \"b\": {\"c\": true,},\n}\n"
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    let exported = try await splintctl("export", "--file", file)
+    #expect(exported.stdout == "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {\n    \"c\": true\n  }\n}\n")
+    #expect(try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) is [String: Any], "strict JSON")
+    #expect(try await splintctl("get", "--file", file, "b").stdout == "{\n  \"c\": true\n}\n")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
   }
 
   @Test func aValueStartingWithADashGoesAfterTheTerminator() async throws {
