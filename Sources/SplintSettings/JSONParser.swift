@@ -212,7 +212,8 @@ struct JSONParser: ~Copyable {
       return
     }
     var key = ""
-    while true {
+    var closed = false
+    while !closed {
       try skipWhitespace()
       guard peek == UInt8(ascii: "\"") else {
         if peek == UInt8(ascii: ",") {
@@ -234,22 +235,31 @@ struct JSONParser: ~Copyable {
       let valueStart = index
       let value = try parseValue(depth: depth)
       member(self, key, value, keyStart, keyEnd, valueStart)
-      try skipWhitespace()
-      switch peek {
-      case UInt8(ascii: "}"):
-        index += 1
-        return
-      case UInt8(ascii: ","):
-        let comma = index
-        index += 1
-        try skipWhitespace()
-        guard peek == UInt8(ascii: "}") else { continue }
-        try acceptTrailingComma(at: comma, before: "}")
-        index += 1
-        return
-      default:
+      guard let ends = try parseSeparator(before: UInt8(ascii: "}")) else {
         throw unexpected("after the value of \"\(key)\", where ',' or '}' should be")
       }
+      closed = ends
+    }
+    index += 1  // }
+  }
+
+  /// Parses what follows a member or an element: a comma (then, in a settings file, the closing `close` may follow
+  /// it), or `close`. Leaves the index on `close` and returns true when the object or array ends there; nil, with the
+  /// index on it, when something else follows.
+  private mutating func parseSeparator(before close: UInt8) throws(JSONSyntaxError) -> Bool? {
+    try skipWhitespace()
+    switch peek {
+    case close:
+      return true
+    case UInt8(ascii: ","):
+      let comma = index
+      index += 1
+      try skipWhitespace()
+      guard peek == close else { return false }
+      try acceptTrailingComma(at: comma, before: Character(Unicode.Scalar(close)))
+      return true
+    default:
+      return nil
     }
   }
 
@@ -262,29 +272,20 @@ struct JSONParser: ~Copyable {
       index += 1
       return elements
     }
-    while true {
+    var closed = false
+    while !closed {
       try skipWhitespace()
       if peek == UInt8(ascii: ",") {
         throw error(elements.isEmpty ? "a comma before the first element" : "two commas in a row in an array")
       }
       elements.append(try parseValue(depth: depth))
-      try skipWhitespace()
-      switch peek {
-      case UInt8(ascii: "]"):
-        index += 1
-        return elements
-      case UInt8(ascii: ","):
-        let comma = index
-        index += 1
-        try skipWhitespace()
-        guard peek == UInt8(ascii: "]") else { continue }
-        try acceptTrailingComma(at: comma, before: "]")
-        index += 1
-        return elements
-      default:
+      guard let ends = try parseSeparator(before: UInt8(ascii: "]")) else {
         throw unexpected("after an array element, where ',' or ']' should be")
       }
+      closed = ends
     }
+    index += 1  // ]
+    return elements
   }
 
   /// Accepts the comma at `comma`, the last in its object or array, in a settings file; strict JSON has none.

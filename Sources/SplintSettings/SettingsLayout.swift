@@ -100,8 +100,8 @@ enum SettingsLayout {
       output.append(rest, endsInLineComment: entry.endsInLineComment)
     }
     let tail = (entries.last?.end ?? braces.open + 1)..<bytes.count
-    // An object left with nothing inside but whitespace is `{}`.
-    if lastKept == nil, added.isEmpty, output.bytes.count == braces.open + 1,
+    // An object whose every member was removed, with nothing left inside but whitespace, is `{}`.
+    if !entries.isEmpty, lastKept == nil, added.isEmpty, output.bytes.count == braces.open + 1,
       isBlank(bytes[tail.lowerBound..<braces.close])
     {
       return output.bytes + bytes[braces.close...]

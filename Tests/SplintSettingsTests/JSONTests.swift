@@ -139,7 +139,8 @@ import Testing
     #expect(store.exactText(forKey: "big") == "98765432109876543210987654321")
     #expect(
       store.exactText(version: true)
-        == "{\n  \"big\": 98765432109876543210987654321,\n  \"list\": [\n    1e-400\n  ],\n  \"new\": {\n    \"x\": 1\n  }\n}")
+        == "{\n  \"big\": 98765432109876543210987654321,\n  \"list\": [\n    1e-400\n  ],\n  \"new\": {\n    \"x\": 1\n  }\n}"
+    )
     #expect(SettingsStore(fileURL: scratch.url("none.json")).exactText(version: true) == "{}")
   }
 
