@@ -15,19 +15,16 @@
 enum SettingsLayout {
   /// The text for `document`: its source's text with the document's changes made (see ``SettingsLayout``).
   static func render(_ document: SettingsDocument) -> [UInt8] {
-    let fresh = Array("{}\n".utf8)
-    if let source = document.source, source.braces == nil, document.members.isEmpty { return source.bytes }
-    guard let source = document.source, source.braces != nil || !isBlank(source.bytes[...]) else {
-      return render(document.members, in: fresh, braces: .init(open: 0, close: 1), spans: [])
+    let fresh = render(document.members, in: Array("{}\n".utf8), braces: .init(open: 0, close: 1), spans: [])
+    guard let source = document.source else { return fresh }
+    if let braces = source.braces {
+      return render(document.members, in: source.bytes, braces: braces, spans: source.spans)
     }
-    guard let braces = source.braces else {
-      // Comments only: they stay, and the object follows them.
-      var text = Array(source.bytes.reversed().drop(while: isWhitespace).reversed())
-      text +=
-        newline(of: source.bytes) + render(document.members, in: fresh, braces: .init(open: 0, close: 1), spans: [])
-      return text
-    }
-    return render(document.members, in: source.bytes, braces: braces, spans: source.spans)
+    // No object: the file is blank, or holds comments only. Unchanged, it stays so; else the comments stay, and the
+    // object follows them.
+    if document.members.isEmpty { return source.bytes }
+    let comments = Array(source.bytes.reversed().drop(while: isWhitespace).reversed())
+    return comments.isEmpty ? fresh : comments + newline(of: source.bytes) + fresh
   }
 
   /// Where a member of the source is, with what belongs to it. Its *region* runs from the first comment that belongs
@@ -61,8 +58,23 @@ enum SettingsLayout {
     _ members: [SettingsDocument.Member], in bytes: [UInt8], braces: SettingsDocument.Braces,
     spans: [JSONParser.MemberSpan]
   ) -> [UInt8] {
+    // The common change, values set in place (no member added or removed): only the changed members are looked at,
+    // and their new values spliced into the text.
+    if members.count == spans.count, members.indices.allSatisfy({ members[$0].origin == $0 }) {
+      let last = spans.indices.last.map { entry(at: $0, of: spans, in: bytes, open: braces.open) }
+      let style = self.style(of: bytes, braces: braces, last: last, count: spans.count)
+      var output: [UInt8] = []
+      var copied = 0
+      for (index, member) in members.enumerated() where !member.keepsText {
+        let entry = entry(at: index, of: spans, in: bytes, open: braces.open)
+        output += bytes[copied..<spans[index].valueStart]
+        output += value(of: member, style: style, lineIndentation: entry.indentation.map { Array(bytes[$0]) })
+        copied = spans[index].valueEnd
+      }
+      return output + bytes[copied...]
+    }
     let entries = self.entries(in: bytes, braces: braces, spans: spans)
-    let style = self.style(of: bytes, braces: braces, entries: entries)
+    let style = self.style(of: bytes, braces: braces, last: entries.last, count: entries.count)
     var kept: [Int: SettingsDocument.Member] = [:]
     for member in members { if let origin = member.origin { kept[origin] = member } }
     let added = members.filter { $0.origin == nil }
@@ -181,51 +193,67 @@ enum SettingsLayout {
     var entries: [Entry] = []
     var previousEnd = braces.open + 1
     for span in spans {
-      let before = pieces(of: bytes, in: previousEnd..<span.keyStart)
-      var start = span.keyStart
-      var indentation: Range<Int>?
-      if let keyLine = before.lastIndex(where: { $0.kind == .lineBreak }) {
-        if before[(keyLine + 1)...].allSatisfy({ $0.kind == .space }) {
-          indentation = before[keyLine].range.upperBound..<span.keyStart
-        }
-        // The lines right above, each holding comments and nothing else, belong to the member.
-        var first = keyLine
-        while let previous = before[..<first].lastIndex(where: { $0.kind == .lineBreak }),
-          before[(previous + 1)..<first].contains(where: { $0.kind == .comment }),
-          before[(previous + 1)..<first].allSatisfy({ $0.kind != .lineBreak })
-        {
-          first = previous
-        }
-        start = before[first].range.lowerBound
-      } else if let comment = before.first(where: { $0.kind == .comment }) {
-        start = comment.range.lowerBound
-      }
-      let next = structureAfter(span.valueEnd, in: bytes)
-      let comma = bytes[next] == UInt8(ascii: ",") ? next : nil
-      let trailStart = comma.map { $0 + 1 } ?? span.valueEnd
-      // What follows on the member's line, if the line ends before anything else starts: comments belong to it.
-      let after = pieces(of: bytes, in: trailStart..<structureAfter(trailStart, in: bytes))
-      var end = trailStart
-      var endsInLineComment = false
-      if let lineEnd = after.firstIndex(where: { $0.kind == .lineBreak }),
-        let comment = after[..<lineEnd].last(where: { $0.kind == .comment })
-      {
-        end = comment.range.upperBound
-        endsInLineComment = isLineComment(comment, in: bytes)
-      }
-      entries.append(
-        Entry(
-          span: span, gap: previousEnd..<start, start: start, comma: comma, end: end, indentation: indentation,
-          endsInLineComment: endsInLineComment))
-      previousEnd = end
+      entries.append(entry(of: span, after: previousEnd, in: bytes))
+      previousEnd = entries[entries.count - 1].end
     }
     return entries
   }
 
-  private static func style(of bytes: [UInt8], braces: SettingsDocument.Braces, entries: [Entry]) -> Style {
+  /// The entry of the member at `spans[index]`, looked at alone: what precedes it depends only on where the member
+  /// before it ends.
+  private static func entry(at index: Int, of spans: [JSONParser.MemberSpan], in bytes: [UInt8], open: Int) -> Entry {
+    let previousEnd = index == 0 ? open + 1 : trail(of: spans[index - 1], in: bytes).end
+    return entry(of: spans[index], after: previousEnd, in: bytes)
+  }
+
+  /// The entry of the member at `span`, whose region cannot start before `previousEnd`, where the member before it
+  /// (or the object's `{`) ends.
+  private static func entry(of span: JSONParser.MemberSpan, after previousEnd: Int, in bytes: [UInt8]) -> Entry {
+    let before = pieces(of: bytes, in: previousEnd..<span.keyStart)
+    var start = span.keyStart
+    var indentation: Range<Int>?
+    if let keyLine = before.lastIndex(where: { $0.kind == .lineBreak }) {
+      if before[(keyLine + 1)...].allSatisfy({ $0.kind == .space }) {
+        indentation = before[keyLine].range.upperBound..<span.keyStart
+      }
+      // The lines right above, each holding comments and nothing else, belong to the member.
+      var first = keyLine
+      while let previous = before[..<first].lastIndex(where: { $0.kind == .lineBreak }),
+        before[(previous + 1)..<first].contains(where: { $0.kind == .comment }),
+        before[(previous + 1)..<first].allSatisfy({ $0.kind != .lineBreak })
+      {
+        first = previous
+      }
+      start = before[first].range.lowerBound
+    } else if let comment = before.first(where: { $0.kind == .comment }) {
+      start = comment.range.lowerBound
+    }
+    let trail = trail(of: span, in: bytes)
+    return Entry(
+      span: span, gap: previousEnd..<start, start: start, comma: trail.comma, end: trail.end,
+      indentation: indentation, endsInLineComment: trail.endsInLineComment)
+  }
+
+  /// What follows a member's value: the comma, if one does, and the end of what belongs to it on its line (comments,
+  /// when the line ends before anything else starts).
+  private static func trail(
+    of span: JSONParser.MemberSpan, in bytes: [UInt8]
+  ) -> (comma: Int?, end: Int, endsInLineComment: Bool) {
+    let next = structureAfter(span.valueEnd, in: bytes)
+    let comma = bytes[next] == UInt8(ascii: ",") ? next : nil
+    let trailStart = comma.map { $0 + 1 } ?? span.valueEnd
+    let after = pieces(of: bytes, in: trailStart..<structureAfter(trailStart, in: bytes))
+    guard let lineEnd = after.firstIndex(where: { $0.kind == .lineBreak }),
+      let comment = after[..<lineEnd].last(where: { $0.kind == .comment })
+    else { return (comma, trailStart, false) }
+    return (comma, comment.range.upperBound, isLineComment(comment, in: bytes))
+  }
+
+  /// The style of a file whose last member is `last`, one of `count`.
+  private static func style(of bytes: [UInt8], braces: SettingsDocument.Braces, last: Entry?, count: Int) -> Style {
     var style = Style()
     style.format.newline = newline(of: bytes)
-    guard let last = entries.last else {
+    guard let last else {
       // No member to learn from: the indentation of a comment on a line of its own inside the object, if any.
       let interior = pieces(of: bytes, in: (braces.open + 1)..<braces.close)
       for (index, piece) in interior.enumerated() where piece.kind == .lineBreak {
@@ -252,7 +280,7 @@ enum SettingsLayout {
       style.lines = false
       style.format.unit = nil
       // What separates two members (the first one's gap is what follows `{`).
-      style.format.space = entries.count > 1 && isBlank(bytes[last.gap]) ? Array(bytes[last.gap]) : Array(" ".utf8)
+      style.format.space = count > 1 && isBlank(bytes[last.gap]) ? Array(bytes[last.gap]) : Array(" ".utf8)
     }
     return style
   }
