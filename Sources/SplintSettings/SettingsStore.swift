@@ -49,8 +49,8 @@ public final class SettingsStore: Sendable {
   ///
   /// - Parameters:
   ///   - suite: A directory name such as `com.example.sync`: not blank, no `/` and no control character (such as a
-  ///     newline), not `.` or `..`. A name that comes
-  ///     from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
+  ///     newline), not `.` or `..`. A name that comes from outside the program (a command-line option) is checked
+  ///     first with ``fileURL(forSuite:)``.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
   ///     brought to the newest before this returns (see ``SettingsMigration``).
   ///   - options: Limits on what the store reads and how long it waits (see ``Options``).
