@@ -122,7 +122,7 @@
     }
 
     /// Why a key is left out of a copy, short, as the copy records it (``description`` says what to do).
-    package var summary: String {
+    package var skipReason: String {
       switch situation {
       case .notJSON(_, let reason): "not JSON (\(reason))"
       case .reservedKey: "a reserved key (it starts with \"$\")"
@@ -132,79 +132,105 @@
       }
     }
 
-    /// What happened and what to do, in full sentences.
-    public var description: String {
+    /// What happened, in a sentence: the first thing to show (`splintctl` prints it on the first line).
+    public var summary: String { words.summary }
+
+    /// What to do about it, in full sentences; nil when there is nothing to do.
+    public var remedy: String? { words.remedy }
+
+    /// ``summary`` and ``remedy``, on one line, as a daemon logs it.
+    public var description: String { [summary, remedy].compactMap(\.self).joined(separator: " ") }
+
+    /// Each situation's words: the one place a new situation's go (with its ``Situation`` case and its ``Code``).
+    private var words: (summary: String, remedy: String?) {
       switch situation {
       case .invalidConfiguration(let reason):
-        return "The fleet is configured wrongly: \(reason)"
+        return ("The fleet is configured wrongly: \(reason)", nil)
       case .unreachable(let failures):
-        return """
-          No endpoint of the etcd cluster answered (\(failures.joined(separator: "; "))). Check that the cluster \
-          runs and that this machine reaches it; a follower goes on trying.
-          """
+        return (
+          "No endpoint of the etcd cluster answered (\(failures.joined(separator: "; "))).",
+          "Check that the cluster runs and that this machine reaches it; a follower goes on trying."
+        )
       case .timedOut(let server, let after):
-        return "\(server) did not answer within \(after). Check the member's health, or allow more time (--timeout)."
+        return (
+          "\(server) did not answer within \(after).",
+          "Check the member's health, or allow more time (--timeout)."
+        )
       case .noLeader(let server):
-        return """
-          \(server) has no leader: the etcd cluster has lost its quorum. Restart the members that are down \
-          (`etcdctl endpoint status --cluster`); a follower goes on trying.
-          """
+        return (
+          "\(server) has no leader: the etcd cluster has lost its quorum.",
+          "Restart the members that are down (`etcdctl endpoint status --cluster`); a follower goes on trying."
+        )
       case .tls(let server, let reason):
-        return """
-          TLS with \(server) failed (\(reason)). Give the CA that signed the cluster's certificates (--ca-file), and \
-          a client certificate and key if the cluster asks for one.
+        return (
+          "TLS with \(server) failed (\(reason)).",
           """
+          Give the CA that signed the cluster's certificates (--ca-file), and a client certificate and key if the \
+          cluster asks for one.
+          """
+        )
       case .invalidResponse(let server, let reason):
-        return "\(server) answered what etcd's gateway does not send (\(reason)). Check that it is an etcd v3 member."
+        return (
+          "\(server) answered what etcd's gateway does not send (\(reason)).",
+          "Check that it is an etcd v3 member's client URL."
+        )
       case .insecureEndpoint(let endpoint):
-        return """
-          \(endpoint) is plain HTTP to another machine: a password would cross the network readable. Use https \
-          (the member's --cert-file), or no password.
-          """
+        return (
+          "\(endpoint) is plain HTTP to another machine: a password would cross the network readable.",
+          "Use https (the member's --cert-file), or no password."
+        )
       case .noPassword(let user, let reason):
-        return """
-          The password of etcd user \(user) could not be read: \(reason) Deliver it as the systemd credential \
-          etcd__\(user) (LoadCredential=), or store it with `splintctl secret store etcd \(user)`.
+        return (
+          "The password of etcd user \(user) could not be read: \(reason)",
           """
+          Deliver it as the systemd credential etcd__\(user) (LoadCredential=), or store it with \
+          `splintctl secret store etcd \(user)`.
+          """
+        )
       case .authenticationFailed(let user, let server):
-        return """
-          \(server) refused the user \(user) and its password. Check the password (`etcdctl user get \(user)`), \
-          and that authentication is what the cluster expects.
-          """
+        return (
+          "\(server) refused the user \(user) and its password.",
+          "Check the password (`etcdctl user get \(user)`), and that the cluster has authentication on."
+        )
       case .permissionDenied(let server, let what):
-        return """
-          \(server) does not let this user \(what). Grant its role the keys (`etcdctl role grant-permission ROLE \
-          read --prefix /splint/`: a follower needs only read).
-          """
+        return (
+          "\(server) does not let this user \(what).",
+          "Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs only read)."
+        )
       case .rejected(let server, let message):
-        return "\(server) refused the request: \(message)."
+        return ("\(server) refused the request: \(message).", nil)
       case .notJSON(let key, let reason):
-        return """
-          The value of \(key) is not JSON (\(reason)), so it is not a setting: it is left out of the machine's \
-          copy, and the other keys are kept. Store JSON text: a number, true, "a string" in quotes, an object.
+        return (
+          "The value of \(key) is not JSON (\(reason)), so it is not a setting.",
           """
+          It is left out of the machine's copy, and the other keys are kept. Store JSON text: a number, true, \
+          "a string" in quotes, an object.
+          """
+        )
       case .reservedKey(let key):
-        return """
-          \(key) starts with "$", which the fleet's layout reserves ($enforced lists the keys the fleet enforces): \
-          it is no setting. Use another key.
-          """
+        return (
+          "\(key) starts with \"$\", which the fleet's layout reserves.",
+          "Use another key ($enforced lists the keys the fleet enforces)."
+        )
       case .valueTooLarge(let key, let size, let limit):
-        return """
-          The value of \(key) holds \(size) bytes, more than the \(limit) a machine's copy takes for one value: it \
-          is left out of the copy. Keep settings small (a large document is no setting), or raise the follower's \
-          maximumValueSize.
+        return (
+          "The value of \(key) holds \(size) bytes, more than the \(limit) a machine's copy takes for one value.",
           """
+          It is left out of the copy. Keep settings small (a large document is no setting), or raise the \
+          follower's maximumValueSize.
+          """
+        )
       case .copyTooLarge(let suite, let size, let limit):
-        return """
-          The fleet's values of \(suite) hold \(size) bytes, more than the \(limit) a machine's copy takes: the keys \
-          past it are left out. Remove what is not a setting, or raise the follower's maximumCopySize.
-          """
+        return (
+          "The fleet's values of \(suite) hold \(size) bytes, more than the \(limit) a machine's copy takes.",
+          "The keys past it are left out. Remove what is not a setting, or raise the follower's maximumCopySize."
+        )
       case .copyFailed(let error):
-        return "The machine's copy could not be written: \(error)"
+        return ("The machine's copy could not be written: \(error.summary)", error.remedy)
       case .conflict(let key):
-        return "\(key) changed in the cluster while it was being changed here: nothing was changed. Try again."
+        return ("\(key) changed in the cluster while it was being changed here: nothing was changed.", "Try again.")
       case .cancelled:
-        return "The operation was cancelled."
+        return ("The operation was cancelled.", nil)
       }
     }
   }

@@ -16,6 +16,9 @@
 /// without breaking anyone's `switch`: compare an error with the static members (`error == .locked`, or
 /// `catch .locked`), or its ``code`` with ``Code``'s (`error.code == .invalidArgument`), and keep a `default`.
 ///
+/// Each error says what happened in ``summary`` (one sentence) and what to do in ``remedy``; ``description`` is
+/// both on one line, for logs. (A new situation is a case of `Situation`, a ``Code``, and its words in one switch.)
+///
 /// No error ever carries a secret, and neither does any description.
 public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The situations there are now, for this package's own exhaustive switches (such as `splintctl`'s exit
@@ -195,80 +198,120 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     (error as? CredentialError) == pattern
   }
 
-  /// What happened and what to do, in full sentences.
-  public var description: String {
+  /// What happened, in a sentence: the first thing to show (`splintctl` prints it on the first line).
+  public var summary: String { words.summary }
+
+  /// What to do about it, in full sentences; nil when there is nothing to do.
+  public var remedy: String? { words.remedy }
+
+  /// ``summary`` and ``remedy``, on one line, as a daemon logs it. It never holds a secret.
+  public var description: String { [summary, remedy].compactMap(\.self).joined(separator: " ") }
+
+  /// What works where there is no desktop session, for the errors that mean there is none.
+  private static let headless = """
+    hand the program its secrets: as systemd credentials (LoadCredential=), as files in /run/secrets, or in the \
+    kernel keyring, with SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under `splintctl sandbox`. \
+    The SecretsForDaemons guide has the steps.
+    """
+
+  /// Each situation's words: the one place a new situation's go (with its ``Situation`` case and its ``Code``).
+  private var words: (summary: String, remedy: String?) {
     switch situation {
     case .noSessionBus:
-      return """
-        No D-Bus session bus is reachable, so the Secret Service cannot be reached \
-        (DBUS_SESSION_BUS_ADDRESS is unset or points nowhere, as over SSH, on a server or in a container). \
-        On a desktop, run the program inside the desktop session. Elsewhere, hand it its secrets: as systemd \
-        credentials (LoadCredential=), as files in /run/secrets, or in the kernel keyring, with \
-        SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under `splintctl sandbox`. \
-        The SecretsForDaemons guide has the steps.
-        """
+      return (
+        "No D-Bus session bus is reachable (DBUS_SESSION_BUS_ADDRESS is unset or points nowhere), so no Secret Service is.",
+        "On a desktop, run the program inside the desktop session. Over SSH, on a server or in a container, \(Self.headless)"
+      )
     case .serviceUnavailable:
-      return """
-        No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets), or it stopped \
-        in the middle of the call. On a desktop, install one and log in again: gnome-keyring \
-        (`sudo apt-get install gnome-keyring`), KeePassXC or KWallet. On a server or in a container, hand the \
-        program its secrets instead: as systemd credentials (LoadCredential=), as files in /run/secrets, or in the \
-        kernel keyring, with SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under \
-        `splintctl sandbox`. The SecretsForDaemons guide has the steps.
+      return (
         """
+        No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets), or it stopped in \
+        the middle of the call.
+        """,
+        """
+        On a desktop, install one and log in again: gnome-keyring (`sudo apt-get install gnome-keyring`), KeePassXC \
+        or KWallet. On a server or in a container, \(Self.headless)
+        """
+      )
     case .noDefaultCollection:
-      return """
-        The Secret Service has no default keyring to store secrets in. \
-        Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine \
-        let gnome-keyring create its login keyring: `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.
+      return (
+        "The Secret Service has no default keyring to store secrets in.",
         """
+        Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine let \
+        gnome-keyring create its login keyring: `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.
+        """
+      )
     case .locked:
-      return """
-        The keyring is locked. \
+      return (
+        "The keyring is locked.",
+        """
         Unlock it and try again: on a desktop, unlock it in Seahorse or log in again; on a headless machine, \
         `echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets`.
         """
+      )
     case .promptDismissed:
-      return """
-        The keyring is locked and its unlock prompt was dismissed or could not be shown. \
-        Unlock the keyring (answer the prompt, or use Seahorse) and try again.
-        """
+      return (
+        "The keyring is locked, and its unlock prompt was dismissed or could not be shown.",
+        "Unlock the keyring (answer the prompt, or use Seahorse) and try again."
+      )
     case .timedOut:
-      return """
-        The Secret Service did not answer in time (an unanswered unlock prompt, or a provider that hangs). \
-        Answer the prompt or restart the provider, or allow more time with `SecretServiceStore(timeout:)`.
-        """
+      return (
+        "The Secret Service did not answer in time (an unanswered unlock prompt, or a provider that hangs).",
+        "Answer the prompt or restart the provider, or allow more time with `SecretServiceStore(timeout:)`."
+      )
     case .cancelled:
-      return """
-        The call to the Secret Service was cancelled because its task was cancelled. \
-        Read the credential again to learn its current state.
-        """
+      return (
+        "The call to the Secret Service was cancelled because its task was cancelled.",
+        "Read the credential again to learn its current state."
+      )
     case .invalidArgument(let reason):
-      return "Invalid argument: \(reason) Nothing was sent to the Secret Service."
+      return ("Invalid argument: \(reason)", "Nothing was sent to the Secret Service.")
     case .notText:
-      return "The stored secret is not UTF-8 text. Read it as bytes with `readData()`."
+      return ("The stored secret is not UTF-8 text.", "Read it as bytes with `readData()`.")
     case .backend(let domain, let code, let message):
-      return """
-        The Secret Service failed: \(message) (\(domain), code \(code)). \
+      return (
+        "The Secret Service failed: \(message) (\(domain), code \(code)).",
+        """
         If this persists, check the provider's log, for gnome-keyring `journalctl --user -t gnome-keyring-daemon`.
         """
+      )
     case .readOnly(let store, let remedy):
-      return "\(store) delivers its secrets read-only, so this one cannot be saved or deleted here. \(remedy)"
+      return ("\(store) delivers its secrets read-only, so this one cannot be saved or deleted here.", remedy)
     case .storeUnavailable(let store, let reason):
-      return "\(store) cannot be used: \(reason)"
+      return Self.split("\(store) cannot be used: \(reason)")
     case .unreadableSecret(let reason):
-      return "The secret cannot be read: \(reason)"
+      return Self.split("The secret cannot be read: \(reason)")
     case .noStoreAnswered(let failures):
-      return "No store answered. " + failures.map(\.description).joined(separator: " ")
+      return (
+        "No store answered (\(failures.map(\.store).joined(separator: ", "))).",
+        failures.map(\.description).joined(separator: " ")
+      )
     case .invalidConfiguration(let reason):
-      return "The credential stores are configured wrongly: \(reason)"
+      return Self.split("The credential stores are configured wrongly: \(reason)")
     case .portalRefused(let reason):
-      return """
-        The Secret portal did not give this Flatpak app its master secret (\(reason)), so its keyring file cannot be \
-        opened. The portal's backend keeps that secret in the user's login keyring: unlock it (log in to the \
-        desktop, or Seahorse) and try again; if it persists, see the portal's log, \
-        `journalctl --user -u xdg-desktop-portal`.
+      return (
         """
+        The Secret portal did not give this Flatpak app its master secret (\(reason)), so its keyring file cannot be \
+        opened.
+        """,
+        """
+        The portal's backend keeps that secret in the user's login keyring: unlock it (log in to the desktop, or \
+        Seahorse) and try again; if it persists, see the portal's log, `journalctl --user -u xdg-desktop-portal`.
+        """
+      )
     }
+  }
+
+  /// A message whose first sentence says what happened and the rest what to do (the reasons stores give), split
+  /// there: after the first ". " that a capital letter or a backtick follows.
+  private static func split(_ message: String) -> (summary: String, remedy: String?) {
+    var index = message.startIndex
+    while let stop = message[index...].firstRange(of: ". ") {
+      if let next = message[stop.upperBound...].first, next.isUppercase || next == "`" {
+        return (String(message[..<stop.lowerBound]) + ".", String(message[stop.upperBound...]))
+      }
+      index = stop.upperBound
+    }
+    return (message, nil)
   }
 }

@@ -22,6 +22,8 @@ enum FileIOError: Error, Equatable {
   case lockTimeout(path: String, waited: Duration)
   /// `path` could not be used, for `reason`: a sentence that says what to do.
   case failed(path: String, reason: String)
+  /// No file could be made in the directory `path`: the kernel said `code` (EACCES, EPERM, EROFS).
+  case unwritableDirectory(path: String, code: Int32)
 
   init(_ error: FileSystemError) {
     switch error {
@@ -33,16 +35,27 @@ enum FileIOError: Error, Equatable {
 }
 
 extension SystemCallError {
-  /// What happened, with what to do for the common cases.
-  var reason: String {
-    let remedy =
-      switch code {
-      case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
-      case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
-      case EACCES, EPERM: "; permission denied: check the owner and mode of \(path)"
-      default: ""
-      }
-    return message + remedy
+  /// What happened, in words, to the settings file `file` (whose path the error names already: it is left out) or to
+  /// another path on the way: "this user may not open it (Permission denied)", "write failed: No space left on
+  /// device".
+  func reason(settingsFile file: String) -> String {
+    let cause = String(cString: strerror(code))
+    let subject = path == file ? nil : path
+    switch code {
+    case EACCES, EPERM: return "this user may not \(operation) \(subject ?? "it") (\(cause))"
+    case EROFS: return "\(subject.map { "the file system of " + $0 } ?? "its file system") is read-only"
+    default: return "\(operation)\(subject.map { " " + $0 } ?? "") failed: \(cause)"
+    }
+  }
+
+  /// What to do, for the common causes.
+  var remedy: String? {
+    switch code {
+    case EROFS: "Point the store at a file on a writable file system (SettingsStore(fileURL:))."
+    case ENOSPC, EDQUOT: "Free some space on the disk, then try again."
+    case EACCES, EPERM: "Check the owner and mode of \(path) (a settings file belongs to its user, mode 0600)."
+    default: nil
+    }
   }
 }
 
@@ -254,8 +267,14 @@ enum FileIO {
     _ name: String, in location: SettingsLocation, _ flags: Int32, ownership: Ownership
   ) throws(FileIOError) -> Descriptor {
     let (directory, path) = (location.end.directory, location.path)
-    let file = try attempt { () throws(FileSystemError) in
-      try directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
+    let file: Descriptor
+    do throws(FileIOError) {
+      file = try attempt { () throws(FileSystemError) in
+        try directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
+      }
+    } catch .system(let error) where [EACCES, EPERM, EROFS].contains(error.code) {
+      // The directory's fault, not the file's: it may not have files made in it.
+      throw .unwritableDirectory(path: self.directory(of: path), code: error.code)
     }
     var made = false
     defer { if !made { try? directory.unlink(name, path: path) } }

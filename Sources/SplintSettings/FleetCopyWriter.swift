@@ -46,7 +46,7 @@ package final class FleetCopyWriter: Sendable {
       do throws(FileIOError) {
         held = try FileIO.takeFollowerLock(ofCopy: file.path, mode: mode, directoryMode: directoryMode)
       } catch {
-        throw file.settingsError(error, otherwise: SettingsError.writeFailed)
+        throw file.settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
       }
       return held != nil
     }
@@ -115,7 +115,7 @@ package final class FleetCopyWriter: Sendable {
       try FileIO.sync(file.path)
     } catch {
       unsynced.store(true, ordering: .relaxed)
-      throw file.settingsError(error, otherwise: SettingsError.writeFailed)
+      throw file.settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
     }
   }
 }

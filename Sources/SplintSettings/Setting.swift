@@ -49,6 +49,8 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     var layers: [(version: UInt64, json: JSONValue?)]
     var nextStream: UInt64 = 0
     var streams: [UInt64: AsyncStream<Value>.Continuation] = [:]
+    /// Whether this setting told the store that the stored value does not decode, and has not said since that it does.
+    var undecodable = false
   }
 
   private let state: Mutex<State>
@@ -126,16 +128,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   ///   is not JSON: fix it, or start over with ``SettingsStore/resetAll()``), or
   ///   ``SettingsError/writeFailed(_:reason:)``. The value and the file stay as they were.
   public func save(_ newValue: Value) throws(SettingsError) {
-    let json: JSONValue?
-    do {
-      json = try newValue.storedJSON()
-    } catch {
-      let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
-      store.file.report(failure)
-      throw failure
-    }
-    guard let json else { return try store.removeValue(forKey: key) }
-    try store.set(json, forKey: key)
+    try store.save(newValue, forKey: key)
   }
 
   /// Removes the key from the user's file, so that every `Setting` on it reads the store's system value, or else its
@@ -189,30 +182,45 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// Resolves the value anew, after `change` (when it returns true): the fleet's value when a copy enforces the key
   /// (read from the copy's memory now, so that a copy's change of a value and of what it enforces are seen
   /// together), else the first layer's that holds the key, decoded, else the default. An undecodable value is
-  /// reported and leaves the current value as it is.
+  /// reported (through the store's errors, which hear it until it decodes again) and leaves the current value as it
+  /// is.
   private func resolve(_ change: (inout State) -> Bool = { _ in true }) {
     let enforced = store.enforcedValue(forKey: key)?.value
-    let outcome = state.withLock { state -> Result<Bool, SettingsError> in
-      guard change(&state) else { return .success(false) }
+    let outcome = state.withLock { state -> ApplyOutcome in
+      guard change(&state) else { return .decoded(changed: false, again: false) }
       var decoded = defaultValue
       if let json = enforced ?? state.layers.lazy.compactMap(\.json).first {
         do {
           decoded = try Value(jsonValue: json)
         } catch {
-          return .failure(.undecodableValue(key: key, expected: "\(Value.self)", reason: "\(error)"))
+          state.undecodable = true
+          return .undecodable("\(error)")
         }
       }
+      let again = state.undecodable
+      state.undecodable = false
       let changed = state.value != decoded
       // Taken even when equal, so that the value is exactly what is stored (-0.0 is equal to 0.0, but not the same).
       state.value = decoded
-      guard changed else { return .success(false) }
-      for stream in state.streams.values { stream.yield(decoded) }
-      return .success(true)
+      if changed {
+        for stream in state.streams.values { stream.yield(decoded) }
+      }
+      return .decoded(changed: changed, again: again)
     }
     switch outcome {
-    case .success(true): registrar.withMutation(of: self, keyPath: valuePath) {}
-    case .success(false): break
-    case .failure(let error): store.file.report(error)
+    case .decoded(let changed, let again):
+      if again { store.file.valueDecodes(key: key, expected: "\(Value.self)") }
+      if changed { registrar.withMutation(of: self, keyPath: valuePath) {} }
+    case .undecodable(let reason):
+      store.file.reportUndecodable(key: key, expected: "\(Value.self)", reason: reason)
     }
   }
+}
+
+/// What applying a file's change did to a ``Setting``'s value.
+private enum ApplyOutcome {
+  /// The value decodes: whether it changed, and whether it decodes again after it did not.
+  case decoded(changed: Bool, again: Bool)
+  /// The stored value does not decode, for this reason.
+  case undecodable(String)
 }

@@ -108,6 +108,15 @@ final class SettingsFile: WatchedFile {
     /// Why changes to the file are found by polling (``SettingsError/watchedByPolling(_:interval:reason:)``), which a
     /// new error stream hears last, while it lasts.
     var polling: SettingsError?
+    /// Stored values that do not decode as a setting on them expects (``SettingsError/undecodableValue(key:expected:reason:)``),
+    /// by key and expected type, which a new error stream hears after the file's problems, until they decode.
+    var undecodable: [Expectation: SettingsError] = [:]
+  }
+
+  /// A key, and the type a setting on it expects.
+  private struct Expectation: Hashable {
+    let key: JSONKey
+    let type: String
   }
 
   /// What to tell observers after a change, once the locks are released.
@@ -267,6 +276,13 @@ final class SettingsFile: WatchedFile {
   /// The version of the content in use: it grows with every change adopted.
   var snapshotVersion: UInt64 { shared.withLock { $0.version } }
 
+  /// The text the file holds for `key`'s value, as this process last read it (comments inside it too); nil when it
+  /// holds none, or the value was set here since. Not to be called from inside an update's body.
+  func storedText(forKey key: String) -> Substring? {
+    refreshUnlessWatched()
+    return io.withLock { $0.document.storedText(forKey: key) }
+  }
+
   /// The file's current problem (corrupt, unreadable), or nil.
   var problem: SettingsError? {
     refreshUnlessWatched()
@@ -338,7 +354,7 @@ final class SettingsFile: WatchedFile {
       result = try FileIO.read(path, unless: known, limit: maximumFileSize.load(ordering: .relaxed))
     } catch {
       let unreadable = isSystemLayer ? SettingsError.unreadableSystemFile : SettingsError.unreadableFile
-      reportProblem(settingsError(error, otherwise: unreadable), identity: nil, in: &io)
+      reportProblem(settingsError(error) { url, reason, _ in unreadable(url, reason) }, identity: nil, in: &io)
       return nil
     }
     switch result {
@@ -476,7 +492,7 @@ final class SettingsFile: WatchedFile {
           return .success((result, adopt(document, identity: identity, in: &io)))
         }
       } catch {
-        let failure = settingsError(error, otherwise: SettingsError.writeFailed)
+        let failure = settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
         report(failure)
         return .failure(failed(failure))
       }
@@ -487,9 +503,9 @@ final class SettingsFile: WatchedFile {
     return result
   }
 
-  /// The error to report for `error`: the situation it is, or `otherwise` with its description.
+  /// The error to report for `error`: the situation it is, or `otherwise` with its reason and what to do.
   func settingsError(
-    _ error: FileIOError, otherwise: (URL, String) -> SettingsError
+    _ error: FileIOError, otherwise: (URL, String, String?) -> SettingsError
   ) -> SettingsError {
     switch error {
     case .notRegular(let path, let kind):
@@ -497,8 +513,17 @@ final class SettingsFile: WatchedFile {
     case .refused(_, let reason): .unsafePath(url, reason: reason)
     case .tooLarge(_, let size, let limit): .fileTooLarge(url, size: size, limit: limit)
     case .lockTimeout(let path, let waited): .lockTimeout(url, lockFile: URL(fileURLWithPath: path), waited: waited)
-    case .system(let error): otherwise(url, error.reason)
-    case .failed(_, let reason): otherwise(url, reason)
+    case .system(let error): otherwise(url, error.reason(settingsFile: path), error.remedy)
+    case .failed(_, let reason): otherwise(url, reason, nil)
+    case .unwritableDirectory(let directory, EROFS):
+      otherwise(
+        url, "the file system of its directory, \(directory), is read-only",
+        "Point the store at a file on a writable file system (SettingsStore(fileURL:)).")
+    case .unwritableDirectory(let directory, let code):
+      otherwise(
+        url, "its directory \(directory) does not let this user make files in it (\(String(cString: strerror(code))))",
+        "Give this user write access to \(directory) (its owner and mode), or keep the settings in a directory it may write."
+      )
     }
   }
 
@@ -592,6 +617,23 @@ final class SettingsFile: WatchedFile {
     report(error)
   }
 
+  /// Reports that `key`'s stored value does not decode as `expected`, for `reason`: told to every error stream once
+  /// (again only when the value or the reason changes), and to each new stream until ``valueDecodes(key:expected:)``.
+  func reportUndecodable(key: String, expected: String, reason: String) {
+    let error = SettingsError.undecodableValue(key: key, expected: expected, reason: reason)
+    shared.withLock { shared in
+      let expectation = Expectation(key: JSONKey(key), type: expected)
+      guard shared.undecodable[expectation] != error else { return }
+      shared.undecodable[expectation] = error
+      for stream in shared.errorStreams.values { stream.yield(error) }
+    }
+  }
+
+  /// Says that `key`'s stored value decodes as `expected` (again): new error streams no longer hear it did not.
+  func valueDecodes(key: String, expected: String) {
+    shared.withLock { _ = $0.undecodable.removeValue(forKey: Expectation(key: JSONKey(key), type: expected)) }
+  }
+
   /// Sends `error` to every error stream.
   func report(_ error: SettingsError) {
     shared.withLock { shared in
@@ -665,7 +707,10 @@ final class SettingsFile: WatchedFile {
   func tellErrors(to continuation: AsyncStream<SettingsError>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { shared in
-      for problem in [shared.problem, shared.migrationProblem, shared.polling].compactMap(\.self) {
+      let undecodable = shared.undecodable.sorted { ($0.key.key, $0.key.type) < ($1.key.key, $1.key.type) }.map(\.value)
+      for problem in [shared.problem, shared.migrationProblem].compactMap(\.self) + undecodable
+        + [shared.polling].compactMap(\.self)
+      {
         continuation.yield(problem)
       }
       shared.errorStreams[id] = continuation

@@ -56,8 +56,9 @@ public final class SettingsStore: Sendable {
   /// command-line tool and a daemon of the same user share settings by naming the same suite.
   ///
   /// - Parameters:
-  ///   - suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that comes
-  ///     from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
+  ///   - suite: A directory name such as `com.example.sync`: not blank, no `/` and no control character (such as a
+  ///     newline), not `.` or `..`. A name that comes from outside the program (a command-line option) is checked
+  ///     first with ``fileURL(forSuite:)``.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
   ///     brought to the newest before this returns (see ``SettingsMigration``).
   ///   - options: Limits on what the store reads and how long it waits (see ``Options``).
@@ -75,7 +76,10 @@ public final class SettingsStore: Sendable {
   ///
   /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
   public static func fileURL(forSuite suite: String) throws(SettingsError) -> URL {
-    guard !suite.isEmpty, !suite.contains("/"), suite != ".", suite != "..", !suite.contains("\0") else {
+    // Not blank, and no control character (a NUL, a newline): a directory name a person can see and type.
+    guard !suite.allSatisfy(\.isWhitespace), !suite.contains("/"), suite != ".", suite != "..",
+      !suite.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
       throw .invalidSuiteName(suite)
     }
     return configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json")
@@ -243,6 +247,48 @@ public final class SettingsStore: Sendable {
     return fleetLayers.lazy.compactMap { layer in layer.file[key].map { ($0, layer.url) } }.first
   }
 
+  /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
+  /// `Double` would round written as the file has it, digit for digit; nil when no file holds `key`. For `splintctl
+  /// get`, which prints what is stored. Not to be called from inside an update's body.
+  package func exactText(forKey key: String) -> String? {
+    for layer in [file] + systemFiles {
+      if let value = layer[key] { return Self.exactText(of: value, forKey: key, in: layer, indent: "") }
+    }
+    return nil
+  }
+
+  /// The user's settings (``values``), and with `version` the schema version the file records (when above 0), as
+  /// one JSON object with sorted keys, numbers as the file has them (see ``exactText(forKey:)``). For
+  /// `splintctl list` and `export`.
+  package func exactText(version: Bool) -> String {
+    var members = values.sorted { $0.key < $1.key }.map { key, value in
+      (key.text, Self.exactText(of: value, forKey: key.text, in: file, indent: "  "))
+    }
+    if version, let schemaVersion, schemaVersion > 0 {
+      members.append((SettingsDocument.versionKey, "\(schemaVersion)"))
+      members.sort { JSONKey($0.0) < JSONKey($1.0) }
+    }
+    guard !members.isEmpty else { return "{}" }
+    return "{\n"
+      + members.map { key, text in "  \(JSONValue.string(key).description): \(text)" }.joined(separator: ",\n") + "\n}"
+  }
+
+  /// `value`, which `layer` holds for `key`, as ``exactText(forKey:)`` writes it: from the file's text for it, or
+  /// (when this process set it since) from the value itself.
+  private static func exactText(
+    of value: JSONValue, forKey key: String, in layer: SettingsFile, indent: String
+  ) -> String {
+    let indent = Array(indent.utf8)
+    if let stored = layer.storedText(forKey: key),
+      let text = try? JSONParser.exactText(of: Array(stored.utf8), format: .pretty, indent: indent)
+    {
+      return text
+    }
+    var output: [UInt8] = []
+    value.write(to: &output, format: .pretty, indent: indent)
+    return String(decoding: output, as: UTF8.self)
+  }
+
   /// Which file ``value(forKey:)`` takes `key`'s value from, or nil when no file holds it (a ``Setting`` reads its
   /// default then).
   ///
@@ -279,6 +325,20 @@ public final class SettingsStore: Sendable {
     try edit { $0[key] = value }
   }
 
+  /// Writes a setting's value under `key`, or removes the key for an `Optional` that is nil (see ``Setting/save(_:)``).
+  func save<Value: SettingValue>(_ value: Value, forKey key: String) throws(SettingsError) {
+    let json: JSONValue?
+    do {
+      json = try value.storedJSON()
+    } catch {
+      let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
+      file.report(failure)
+      throw failure
+    }
+    guard let json else { return try removeValue(forKey: key) }
+    try set(json, forKey: key)
+  }
+
   /// Removes `key` from the user's file, so that settings on it read the system value, or else their defaults.
   ///
   /// - Throws: ``SettingsError/writeFailed(_:reason:)``; nothing is changed then.
@@ -297,8 +357,10 @@ public final class SettingsStore: Sendable {
   /// }
   /// ```
   ///
-  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``, or
-  ///   ``SettingsError/writeFailed(_:reason:)``.
+  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``,
+  ///   ``SettingsError/undecodableValue(key:expected:reason:)`` when `body` read a stored value through a ``Setting``
+  ///   or a ``SettingKey`` that does not decode (nothing is written then either: the default it read in its place
+  ///   must not be stored as if it were the value), or ``SettingsError/writeFailed(_:reason:)``.
   /// - Returns: What `body` returns.
   public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
     // The other layers are brought up to date before the write takes the user file's lock: inside, a transaction
@@ -462,11 +524,12 @@ public final class SettingsStore: Sendable {
       }, failed: { $0 }, repairing: repairing)
   }
 
-  /// Keeps a transaction's changes, unless it holds a value that cannot be stored.
+  /// Keeps a transaction's changes, unless it holds a value that cannot be stored, or read a stored value that does
+  /// not decode.
   private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
-    if let invalid = settings.invalid {
-      file.report(invalid)
-      throw invalid
+    if let failure = settings.failure {
+      file.report(failure)
+      throw failure
     }
     document = settings.document
   }

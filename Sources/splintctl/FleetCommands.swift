@@ -107,12 +107,15 @@ import SplintSettings
     }
   }
 
+  /// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
+  func failure(_ error: FleetError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
+
   /// Runs `body`, turning a fleet error into splintctl's message and exit status.
   private func reporting<T>(_ body: () async throws(FleetError) -> T) async throws -> T {
     do {
       return try await body()
     } catch {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 
@@ -163,7 +166,7 @@ import SplintSettings
         return source
       }
       defer { signals.forEach { $0.cancel() } }
-      if let error = await following.value { throw failure(error.description, error.status) }
+      if let error = await following.value { throw failure(error) }
     }
   }
 
@@ -188,7 +191,7 @@ import SplintSettings
           fileURL: try SettingsStore.fileURL(forSuite: suite),
           fleetCopies: try SettingsStore.fleetCopyURLs(forSuite: suite))
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
       let copies = store.fleetStatus
       guard !copies.isEmpty else {

@@ -45,7 +45,7 @@ struct SecretCommand: ParsableCommand {
         let chain = try DefaultCredentialStore.chain(named: [name])
         return chain.stores.count == 1 ? chain.stores[0] : chain
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -85,8 +85,9 @@ struct SecretCommand: ParsableCommand {
       }
       guard !secret.isEmpty || allowEmpty else {
         throw failure(
-          "nothing to store: standard input was empty. Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret "
-            + "store ..., or store an empty secret with --allow-empty.",
+          "nothing to store: standard input was empty.",
+          remedy: "Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret store ..., or store an empty secret "
+            + "with --allow-empty.",
           ExitStatus.usage)
       }
       do {
@@ -94,12 +95,12 @@ struct SecretCommand: ParsableCommand {
           try credential.save(secret)
         } else {
           guard let text = String(validating: secret, as: UTF8.self) else {
-            throw failure("standard input is not UTF-8 text; store it with --binary.", ExitStatus.usage)
+            throw failure("standard input is not UTF-8 text.", remedy: "Store it with --binary.", ExitStatus.usage)
           }
           try credential.save(text)
         }
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -125,12 +126,13 @@ struct SecretCommand: ParsableCommand {
             "no secret is stored for account \(identity.account) of service \(identity.service).", ExitStatus.absent)
         }
         if !binary, String(validating: secret, as: UTF8.self) == nil {
-          throw failure("the stored secret is not UTF-8 text; print its bytes with --binary.", ExitStatus.failure)
+          throw failure(
+            "the stored secret is not UTF-8 text.", remedy: "Print its bytes with --binary.", ExitStatus.failure)
         }
         Output.bytes(secret)
         if Output.stdoutIsTerminal, !binary { Output.line("") }
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -149,7 +151,7 @@ struct SecretCommand: ParsableCommand {
       do {
         try Credential(service: identity.service, account: identity.account, store: store).delete()
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -168,7 +170,7 @@ struct SecretCommand: ParsableCommand {
       do {
         for account in try Credential.accounts(service: service, store: store) { Output.line(account) }
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -187,28 +189,30 @@ struct SecretCommand: ParsableCommand {
       do {
         chain = try DefaultCredentialStore.shared.chain()
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
-      let availability = chain.availability()
       let stores = chain.stores.map { ($0, $0.availability()) }
-      Output.line(Self.headline(answering: stores.first { $0.1.isAvailable }?.0, availability))
+      Output.line(Self.headline(answering: stores.first { $0.1.isAvailable }?.0))
       Output.line("Stores, in the order they are asked:")
+      // Each store's problem is told once, on its line, with what to do on the lines below it.
       for (store, availability) in stores {
         switch availability {
         case .available:
           // A directory of delivered secrets that others may change: said, as ssh's StrictModes would refuse it.
           let warning = (store as? DeliveredCredentialStore)?.directoryWarning.map { ". Warning: \($0)." } ?? ""
           Output.line("- \(store.name): available\(warning)")
-        case .unavailable(let reason): Output.line("- \(store.name): unavailable. \(reason)")
+        case .unavailable(let error):
+          Output.line("- \(store.name): unavailable. \(error.summary)")
+          for line in error.remedy.map(Output.sentences) ?? [] { Output.line("  \(line)") }
         }
       }
-      if !availability.isAvailable { throw ExitStatus.unavailable }
+      if !stores.contains(where: { $0.1.isAvailable }) { throw ExitStatus.unavailable }
     }
 
-    /// The first line: the store that answers first, by name, or why none does.
-    static func headline(answering: (any CredentialStore)?, _ availability: CredentialAvailability) -> String {
+    /// The first line: the store that answers first, by name, or that none does.
+    static func headline(answering: (any CredentialStore)?) -> String {
       switch answering {
-      case nil: availability.description
+      case nil: "No store answers here: secrets cannot be read or saved now. Each store says why below."
       case is SecretPortalStore: "Flatpak sandbox: secrets kept through the Secret portal."
       case is SecretServiceStore: "The Secret Service answers, and its default keyring is unlocked."
       case let store?: "Secrets are read from \(store.name) first: it answers."
@@ -235,7 +239,7 @@ struct SecretCommand: ParsableCommand {
         }
         Output.line(store.name)
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -285,7 +289,7 @@ struct SecretCommand: ParsableCommand {
           }
         }
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }

@@ -33,7 +33,7 @@ struct StoreOptions: ParsableArguments {
         systemFiles: try SettingsStore.systemFileURLs(forSuite: suite),
         fleetCopies: try SettingsStore.fleetCopyURLs(forSuite: suite))
     } catch {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 
@@ -42,7 +42,7 @@ struct StoreOptions: ParsableArguments {
   func storeForChange() throws -> SettingsStore {
     let store = try store()
     if let problem = store.fileError, problem.url != store.fileURL {
-      Output.error("splintctl: warning: \(problem.description)")
+      Output.problem("splintctl: warning: \(problem.summary)", remedy: problem.remedy)
     }
     return store
   }
@@ -76,14 +76,15 @@ struct GetCommand: ParsableCommand {
     let store = try options.store()
     // The user's file must be readable; a broken system file is skipped, as programs skip it.
     if let problem = store.fileError {
-      guard problem.url != store.fileURL else { throw failure(problem.description, problem.status) }
-      Output.error("splintctl: warning: \(problem.description)")
+      guard problem.url != store.fileURL else { throw failure(problem) }
+      Output.problem("splintctl: warning: \(problem.summary)", remedy: problem.remedy)
     }
     guard let value = store.value(forKey: key) else {
       if origin { Output.line("no file sets \(key): the program's default applies") }
       throw failure("\(key) is not set in \(store.fileURL.path).", ExitStatus.absent)
     }
-    Output.line(value.prettyDescription)
+    // What the file holds: a number with more digits than a Double keeps is printed with all of them.
+    Output.line(store.exactText(forKey: key) ?? value.prettyDescription)
     guard origin else { return }
     switch store.origin(ofKey: key) {
     case .system(let url)?: Output.line("system file \(url.path)")
@@ -163,7 +164,7 @@ struct SetCommand: ParsableCommand {
         try store.update { try $0.set(jsonText: text, forKey: key) }
       }
     } catch let error as SettingsError {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 }
@@ -182,7 +183,7 @@ struct DeleteCommand: ParsableCommand {
     do {
       try options.storeForChange().removeValue(forKey: key)
     } catch let error as SettingsError {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 }
@@ -204,12 +205,9 @@ struct ListCommand: ParsableCommand {
   /// with `version`, also the schema version the file records, if it records one.
   static func printSettings(of options: StoreOptions, version: Bool = false) throws {
     let store = try options.store()
-    if let problem = store.fileError { throw failure(problem.description, problem.status) }
-    var settings = store.values
-    if version, let schemaVersion = store.schemaVersion, schemaVersion > 0 {
-      settings["$version"] = .int(schemaVersion)
-    }
-    Output.line(JSONValue.object(settings).prettyDescription)
+    if let problem = store.fileError { throw failure(problem) }
+    // Strict JSON, whatever comments the file holds, and numbers as the file has them.
+    Output.line(store.exactText(version: version))
   }
 }
 
@@ -228,9 +226,9 @@ struct PathCommand: ParsableCommand {
     Output.line(store.fileURL.path)
     // Told beside the path, which stays alone on standard output for scripts.
     if let reason = store.unwatchableFileSystem {
-      Output.error(
+      Output.problem(
         "splintctl: note: changes other programs make to this file are found by polling (every second, unless a "
-          + "program sets another interval), not at once: \(reason).")
+          + "program sets another interval), not at once: \(reason).", remedy: nil)
     }
   }
 }
@@ -260,7 +258,7 @@ struct WatchCommand: AsyncParsableCommand {
     let changes = store.changes()
     let errors = store.errors()
     Task {
-      for await error in errors { Output.error("splintctl: warning: \(error.description)") }
+      for await error in errors { Output.problem("splintctl: warning: \(error.summary)", remedy: error.remedy) }
     }
     let wanted = Set(keys.map { JSONKey($0) })
     for await changed in changes {
@@ -335,7 +333,7 @@ struct ImportCommand: ParsableCommand {
       do throws(Output.ReadError) {
         text = try Output.readAll(path: source)
       } catch {
-        throw failure("cannot read \(source): \(error.reason). Nothing was written.", ExitStatus.usage)
+        throw failure("cannot read \(source): \(error.reason).", remedy: "Nothing was written.", ExitStatus.usage)
       }
     } else {
       text = Output.readAll()
@@ -345,9 +343,9 @@ struct ImportCommand: ParsableCommand {
     } catch let error as SettingsError {
       if case .invalidJSON(let reason) = error.situation {
         throw failure(
-          "cannot import \(source ?? "standard input"): \(reason). Nothing was written.", error.status)
+          "cannot import \(source ?? "standard input"): \(reason).", remedy: "Nothing was written.", error.status)
       }
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 }
@@ -383,14 +381,14 @@ struct ResetCommand: ParsableCommand {
       if case .corruptFile(let url, let reason)? = store.fileError?.situation, url == store.fileURL { broken = reason }
       removed = try all ? store.resetAll() : store.reset(keys: keys)
       if let broken {
-        Output.error(
-          """
-          splintctl: \(store.fileURL.path) was not a JSON object (\(broken)): it starts over empty, and the bad \
-          file is kept beside it as \(store.fileURL.lastPathComponent).corrupt-<time>.
-          """)
+        Output.problem(
+          "splintctl: \(store.fileURL.path) was not a JSON object (\(broken)).",
+          remedy:
+            "It starts over empty; the bad file is kept beside it as \(store.fileURL.lastPathComponent).corrupt-<time>."
+        )
       }
     } catch let error as SettingsError {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
     for key in removed { Output.line(key) }
   }

@@ -111,11 +111,19 @@ enum ExitStatus {
   static let failure = ExitCode(70)
 }
 
-/// Prints `message` to standard error as one `splintctl:` line, and returns `status` to throw.
-func failure(_ message: String, _ status: ExitCode) -> ExitCode {
-  Output.error("splintctl: \(message)")
+/// Prints what went wrong to standard error, as people read it, and returns `status` to throw: `splintctl: ` and what
+/// happened on the first line (at most 160 characters: a longer summary goes on on the next), then what to do, a
+/// sentence a line.
+func failure(_ summary: String, remedy: String? = nil, _ status: ExitCode) -> ExitCode {
+  Output.problem("splintctl: \(summary)", remedy: remedy)
   return status
 }
+
+/// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
+func failure(_ error: SettingsError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
+
+/// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
+func failure(_ error: CredentialError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
 
 extension CredentialError {
   /// The exit status for this error.

@@ -25,6 +25,9 @@
 //                                                2 throws
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
+//   SettingsProbe first-error FILE KEY           what a daemon starting on the file does: a Setting<Int> on KEY, read
+//                                                (`value N`), then the store's errors(): print the first error a new
+//                                                stream hears, `CODE KEY`, or `none` if none comes within 5 seconds
 //   SettingsProbe values FILE                    print the file's problem (or "none"), then its settings as one JSON
 //                                                object, as a program reads them
 //   SettingsProbe beside FIRST SECOND KEY        open a store on FIRST and read it, then one on SECOND (which may name
@@ -179,6 +182,21 @@ struct SettingsProbe {
       print(SettingsStore(suite: arguments[1]).fileURL.path)
     case ("problem", 2):
       print(store(arguments[1]).fileError.map(\.description) ?? "none")
+    case ("first-error", 3):
+      let settings = store(arguments[1])
+      let setting = Setting(arguments[2], default: 0, store: settings)
+      print("value \(setting.value)")
+      let errors = settings.errors()
+      let first = await withTaskGroup(of: SettingsError?.self) { group in
+        group.addTask { await errors.first { _ in true } }
+        group.addTask {
+          try? await Task.sleep(for: .seconds(5))
+          return nil
+        }
+        defer { group.cancelAll() }
+        return await group.next() ?? nil
+      }
+      print(first.map { "\($0.code) \($0.key ?? "")" } ?? "none")
     case ("values", 2):
       let settings = store(arguments[1])
       print(settings.fileError.map(\.description) ?? "none")

@@ -177,7 +177,7 @@
     /// Leaves `key` out of the copy, recording why, and tells it.
     private func skip(_ key: String, _ error: FleetError, in copy: inout Copy) {
       copy.values[key] = nil
-      copy.skipped[key] = error.summary
+      copy.skipped[key] = error.skipReason
       report(.skipped(suite: copy.suite, key: key, error))
     }
 
