@@ -237,24 +237,32 @@ public final class SettingsStore: Sendable {
   /// first fleet copy's that holds it, else the first system file's, else nil (a ``Setting`` then reads its
   /// default).
   public func value(forKey key: String) -> JSONValue? {
-    if let enforced = enforcedValue(forKey: key) { return enforced.value }
-    return file[key] ?? fleetValue(forKey: key)?.value ?? systemFiles.lazy.compactMap { $0[key] }.first
+    source(ofKey: key)?.value
   }
 
-  /// The first fleet copy's value for `key`, and the copy; never for a reserved key (`$fleet`, `$enforced`).
-  private func fleetValue(forKey key: String) -> (value: JSONValue, copy: URL)? {
-    guard !key.hasPrefix("$") else { return nil }
-    return fleetLayers.lazy.compactMap { layer in layer.file[key].map { ($0, layer.url) } }.first
+  /// Where `key`'s value in effect comes from: its value, the file that holds it, and what that file is to the store
+  /// (see ``value(forKey:)``); nil when no file holds it.
+  private func source(ofKey key: String) -> (value: JSONValue, file: SettingsFile, origin: SettingsOrigin)? {
+    if let enforced = enforcedValue(forKey: key), let layer = fleetLayers.first(where: { $0.url == enforced.copy }) {
+      return (enforced.value, layer.file, .fleet(layer.url))
+    }
+    if let value = file[key] { return (value, file, .user(file.url)) }
+    if !key.hasPrefix("$") {
+      for layer in fleetLayers {
+        if let value = layer.file[key] { return (value, layer.file, .fleet(layer.url)) }
+      }
+    }
+    for layer in systemFiles {
+      if let value = layer[key] { return (value, layer, .system(layer.url)) }
+    }
+    return nil
   }
 
   /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
   /// `Double` would round written as the file has it, digit for digit; nil when no file holds `key`. For `splintctl
   /// get`, which prints what is stored. Not to be called from inside an update's body.
   package func exactText(forKey key: String) -> String? {
-    for layer in [file] + systemFiles {
-      if let value = layer[key] { return Self.exactText(of: value, forKey: key, in: layer, indent: "") }
-    }
-    return nil
+    source(ofKey: key).map { Self.exactText(of: $0.value, forKey: key, in: $0.file, indent: "") }
   }
 
   /// The user's settings (``values``), and with `version` the schema version the file records (when above 0), as
@@ -301,10 +309,7 @@ public final class SettingsStore: Sendable {
   /// }
   /// ```
   public func origin(ofKey key: String) -> SettingsOrigin? {
-    if let enforced = enforcedValue(forKey: key) { return .fleet(enforced.copy) }
-    if file[key] != nil { return .user(file.url) }
-    if let fleet = fleetValue(forKey: key) { return .fleet(fleet.copy) }
-    return systemFiles.first { $0[key] != nil }.map { .system($0.url) }
+    source(ofKey: key)?.origin
   }
 
   /// The keys a fleet copy enforces now, and the copy that does: a write of one fails.
