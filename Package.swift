@@ -116,7 +116,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintTorture",
-      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport", "LibSecretFloor"] + processes,
+      dependencies: ["SplintSecrets", "SplintSettings", "SplintFleet", "TestSupport", "LibSecretFloor"] + processes,
       path: "Tests/SplintTorture"
     ),
     .executableTarget(

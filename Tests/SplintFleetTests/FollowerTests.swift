@@ -58,6 +58,17 @@
       let seen = await collect(changes) { _ in true }
       #expect(seen == [["a", "b", "c"]], "one change, with every key of the transaction")
       #expect(store.value(forKey: "c") == 3)
+      // The same through the API, which refuses the whole transaction for one value that is not JSON.
+      let again = store.changes()
+      try await cluster.setValues([("a", "10"), ("b", #""twenty""#)], suite: "app")
+      #expect(await collect(again) { _ in true } == [["a", "b"]])
+      #expect(store.value(forKey: "b") == "twenty")
+      await #expect(throws: FleetError.self) {
+        try await cluster.setValues([("a", "11"), ("b", "oops")], suite: "app")
+      }
+      await #expect(throws: FleetError.self) { try await cluster.setValues([("$a", "1")], suite: "app") }
+      try await cluster.setValues([], suite: "app")
+      #expect(try await cluster.storedValue(forKey: "a", suite: "app") == "10")
     }
 
     @Test("a follower resumes at the revision its copy holds; after a compaction past it, it reads everything again")

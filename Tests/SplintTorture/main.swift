@@ -78,6 +78,14 @@ func run(_ arguments: [String]) async throws {
     cLookups(Int(arguments[1]) ?? 0)
   case ("portal-cycle", 3):
     try portalCycle(rounds: Int(arguments[1]) ?? 0, reads: Int(arguments[2]) ?? 0)
+  case ("fleet-watch", 2):
+    #if SplintFleet
+      await fleetWatch(ready: arguments[1])
+    #endif
+  case ("fleet-memory", 2):
+    #if SplintFleet
+      try await fleetMemory(changes: Int(arguments[1]) ?? 0)
+    #endif
   case ("hold-secret", 4):
     holdSecret(service: arguments[1], account: arguments[2], count: Int(arguments[3]) ?? 0)
   case ("run", _):
@@ -86,7 +94,7 @@ func run(_ arguments: [String]) async throws {
       arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
     }
     let scratch = Scratch()
-    let scenarios: [(name: String, run: () async -> Outcome)] = [
+    var scenarios: [(name: String, run: () async -> Outcome)] = [
       ("increments", { await concurrentIncrements(scratch) }),
       ("keys", { await concurrentKeys(scratch) }),
       ("killed-writers", { await killedWriters(scratch, rounds: quick ? 20 : 200) }),
@@ -103,6 +111,12 @@ func run(_ arguments: [String]) async throws {
       ("daemon-week", { await daemonsWeek(quick: quick) }),
       ("core-dump", { await secretInACoreDump(scratch) }),
     ]
+    #if SplintFleet
+      scenarios += [
+        ("fleet", { await fleetUnderFaults(quick: quick) }),
+        ("fleet-memory", { await fleetMemoryScenario(quick: quick) }),
+      ]
+    #endif
     if let only, !scenarios.contains(where: { $0.name == only }) {
       let names = scenarios.map(\.name).joined(separator: ", ")
       FileHandle.standardError.write(Data("SplintTorture: no scenario \(only); the scenarios: \(names)\n".utf8))

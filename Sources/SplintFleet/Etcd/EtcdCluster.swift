@@ -122,14 +122,41 @@
     ///   ``FleetError/Code/reservedKey``, and the cluster's errors.
     public func setValue(jsonText: String, forKey key: String, suite: String) async throws(FleetError) {
       let name = try self.key(key, suite: suite)
-      do {
-        _ = try FleetCopy.parseValue(Array(jsonText.utf8))
-      } catch {
-        throw FleetError(.notJSON(key: key, reason: FleetError.jsonReason(error)))
-      }
+      try Self.requireJSON(jsonText, key: key)
       let gateway = try EtcdGateway(cluster: self)
       _ = try await gateway.call(
         "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(jsonText)), as: EtcdHeaderResponse.self)
+    }
+
+    /// Throws ``FleetError/Code/notJSON`` unless `text` is one JSON value.
+    private static func requireJSON(_ text: String, key: String) throws(FleetError) {
+      do {
+        _ = try FleetCopy.parseValue(Array(text.utf8))
+      } catch {
+        throw FleetError(.notJSON(key: key, reason: FleetError.jsonReason(error)))
+      }
+    }
+
+    /// Stores several settings of `suite` in one transaction: every machine's copy takes them together, in one write,
+    /// and a program never sees some of them changed and not the others.
+    ///
+    /// ```swift
+    /// try await cluster.setValues([("host", #""db2.example.com""#), ("port", "5433")], suite: "com.example.sync")
+    /// ```
+    ///
+    /// - Throws: ``FleetError/Code/notJSON`` for a text that is not JSON, ``FleetError/Code/reservedKey`` (nothing is
+    ///   stored then), and the cluster's errors.
+    public func setValues(_ values: [(key: String, jsonText: String)], suite: String) async throws(FleetError) {
+      var operations: [EtcdTransactionRequest.Operation] = []
+      for (key, text) in values {
+        let name = try self.key(key, suite: suite)
+        try Self.requireJSON(text, key: key)
+        operations.append(.init(requestPut: EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(text))))
+      }
+      guard !operations.isEmpty else { return }
+      let gateway = try EtcdGateway(cluster: self)
+      _ = try await gateway.call(
+        "/v3/kv/txn", EtcdTransactionRequest(compare: [], success: operations), as: EtcdTransactionResponse.self)
     }
 
     /// Removes `key` from `suite`'s settings in the cluster: each machine's programs read their own value, or the

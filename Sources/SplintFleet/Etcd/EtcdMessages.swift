@@ -146,6 +146,11 @@
       var requestPut: EtcdPutRequest?
       var requestDeleteRange: EtcdDeleteRequest?
 
+      init(requestPut: EtcdPutRequest? = nil, requestDeleteRange: EtcdDeleteRequest? = nil) {
+        self.requestPut = requestPut
+        self.requestDeleteRange = requestDeleteRange
+      }
+
       enum CodingKeys: String, CodingKey {
         case requestPut = "request_put"
         case requestDeleteRange = "request_delete_range"
