@@ -130,7 +130,9 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// The session bus works, but nothing on it provides the Secret Service (`org.freedesktop.secrets`), or the
   /// provider went away in the middle of the call.
   public static let serviceUnavailable = CredentialError(.serviceUnavailable)
-  /// The Secret Service has no default collection (keyring) to store secrets in.
+  /// The Secret Service has no default collection (keyring) to store secrets in, and a save could not have one made:
+  /// the provider's prompt to create it (gnome-keyring asks for the new keyring's password) was dismissed or could not
+  /// be shown.
   public static let noDefaultCollection = CredentialError(.noDefaultCollection)
   /// The collection holding the secret is locked, and no unlock prompt could be shown.
   public static let locked = CredentialError(.locked)
@@ -218,8 +220,9 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
         """
     case .noDefaultCollection:
       return """
-        The Secret Service has no default keyring to store secrets in. \
-        Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine \
+        The Secret Service has no default keyring to store secrets in, and none was made: a save asks for one, as \
+        libsecret does, and the prompt for the new keyring's password was dismissed or could not be shown (no \
+        display). Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine \
         let gnome-keyring create its login keyring: `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.
         """
     case .locked:
