@@ -266,8 +266,15 @@ struct SecretCommand: ParsableCommand {
       let attributes = Dictionary(
         stride(from: 0, to: pairs.count, by: 2).map { (pairs[$0], pairs[$0 + 1]) }, uniquingKeysWith: { $1 })
       do {
-        let items = try SecretServiceStore.shared.items(matching: attributes)
+        let store = SecretServiceStore.shared
+        var items = try store.items(matching: attributes)
         guard !items.isEmpty else { throw failure("no item matches.", ExitStatus.absent) }
+        if secret, items.contains(where: \.isLocked) {
+          // Unlocked first (which may ask), so that each item is printed as it is then: unlocked, and with the label
+          // and attributes gnome-keyring shows only placeholders for while its keyring is locked.
+          for item in items where item.isLocked { _ = try store.secret(of: item) }
+          items = try store.items(matching: attributes)
+        }
         for (index, item) in items.enumerated() {
           if index > 0 { Output.line("") }
           Output.line("[\(item.path)]")
@@ -280,7 +287,7 @@ struct SecretCommand: ParsableCommand {
             Output.line("attribute.\(name) = \(value)")
           }
           if secret {
-            let value = try SecretServiceStore.shared.secret(of: item)
+            let value = try store.secret(of: item)
             Output.line("secret = \(value.map { String(decoding: $0, as: UTF8.self) } ?? "")")
           }
         }

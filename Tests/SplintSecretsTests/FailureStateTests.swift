@@ -242,6 +242,28 @@ struct FailureStateTests {
       ], "\(output.stderr)")
   }
 
+  @Test(
+    "on a desktop, `splintctl secret search --secret` unlocks through the prompt and prints each item as it is then",
+    .enabled(if: Shell.missingForADisplay == nil, "needs xvfb-run, xdotool and xwininfo (script/bootstrap)"))
+  func searchShowsItemsUnlocked() async throws {
+    let splintctl = Programs.helper("splintctl")
+    let search = "\(splintctl) secret search --secret service svc | grep -x 'locked = .*\\|secret = .*'"
+    let output = try await PrivateSession.probe(
+      .noLoginKeyringOnADisplay,
+      [
+        "sh", Shell.answerPrompter(typing: "keyring-password", twice: true),
+        "save", "svc", "alice", "token",
+        "sh", Shell.lockDefault,
+        "sh", "\(splintctl) secret search service svc | grep -x 'locked = .*'",
+        "sh", Shell.answerPrompter(typing: "keyring-password", twice: false),
+        "sh", search,
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok", "ok sh 0", "locked = yes", "ok sh 0", "ok sh 0", "locked = no", "secret = token", "ok sh 0",
+      ], "\(output.stderr)")
+  }
+
   @Test("a Secret Service that hangs: the call ends with timedOut after the store's timeout; later calls work")
   func timeout() async throws {
     let output = try await PrivateSession.probe(
