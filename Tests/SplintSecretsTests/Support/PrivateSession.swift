@@ -113,9 +113,11 @@ struct PrivateSession {
     /// its one field when it asks to unlock one.
     static func answerPrompter(typing password: String, twice: Bool) -> String {
       let second = twice ? "xdotool key Tab; xdotool type --delay 20 '\(password)'" : ""
+      // The prompter's dialog is its one visible window (it has no name); typed into once it has the focus.
       return """
-        (for _ in $(seq 400); do xwininfo -root -tree | grep -qi prompter && break; sleep 0.05; done
-         sleep 0.5; xdotool type --delay 20 '\(password)'; \(second)
+        (window=$(timeout 30 xdotool search --sync --onlyvisible --class prompter | head -n 1)
+         xdotool windowfocus --sync "$window"; sleep 0.3
+         xdotool type --delay 20 '\(password)'; \(second)
          xdotool key Return) >/dev/null 2>&1 &
         """
     }
