@@ -37,6 +37,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case noStoreAnswered([StoreFailure])
     case invalidConfiguration(String)
     case portalRefused(String)
+    case notDelivered(store: String, file: String, directory: String, closeNames: [String])
   }
 
   /// Why one store of a chain did not answer, for ``CredentialError/noStoreAnswered(_:)``.
@@ -52,8 +53,12 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       self.error = error
     }
 
-    /// The store's name and its error's description.
-    public var description: String { "\(store): \(error)" }
+    /// The store's name and its error's description (which names the store itself, for a
+    /// ``CredentialError/notDelivered(store:file:directory:closeNames:)``).
+    public var description: String {
+      if case .notDelivered = error.situation { return "\(error)" }
+      return "\(store): \(error)"
+    }
   }
 
   /// The situation, with its details.
@@ -101,6 +106,8 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     public static let invalidConfiguration = Code("invalidConfiguration")
     /// See ``CredentialError/portalRefused(_:)``.
     public static let portalRefused = Code("portalRefused")
+    /// See ``CredentialError/notDelivered(store:file:directory:closeNames:)``.
+    public static let notDelivered = Code("notDelivered")
   }
 
   /// Which kind of failure this is.
@@ -122,6 +129,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .noStoreAnswered: .noStoreAnswered
     case .invalidConfiguration: .invalidConfiguration
     case .portalRefused: .portalRefused
+    case .notDelivered: .notDelivered
     }
   }
 
@@ -191,6 +199,21 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// Inside a Flatpak sandbox, the Secret portal did not hand over the app's master secret, which unlocks the app's
   /// own keyring file; `reason` is what the portal said.
   public static func portalRefused(_ reason: String) -> CredentialError { CredentialError(.portalRefused(reason)) }
+
+  /// A store of delivered secrets is set up here but holds no file for the credential: in a chain's
+  /// ``noStoreAnswered(_:)``, beside why the other stores did not answer, so that a misnamed delivery (a systemd
+  /// credential ID with `.` where `__` belongs) is told rather than hidden behind them.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - file: The file name it reads the credential from.
+  ///   - directory: Where it looked.
+  ///   - closeNames: The files there whose names are close to `file`, if any.
+  public static func notDelivered(
+    store: String, file: String, directory: String, closeNames: [String]
+  ) -> CredentialError {
+    CredentialError(.notDelivered(store: store, file: file, directory: directory, closeNames: closeNames))
+  }
 
   /// Whether `error` is `pattern`, so that `catch CredentialError.locked` works where the error is untyped.
   public static func ~= (pattern: CredentialError, error: any Error) -> Bool {
@@ -265,6 +288,17 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       return "No store answered. " + failures.map(\.description).joined(separator: " ")
     case .invalidConfiguration(let reason):
       return "The credential stores are configured wrongly: \(reason)"
+    case .notDelivered(let store, let file, let directory, let closeNames):
+      let close =
+        switch closeNames.count {
+        case 0: ""
+        case 1: " \(closeNames[0]) is there, a close name: rename it \(file)."
+        default: " \(closeNames.joined(separator: ", ")) are there, close names: rename the one meant \(file)."
+        }
+      return """
+        \(store) holds no file \(file) in \(directory), the file it reads this credential from (a systemd \
+        credential's ID, a container secret's target).\(close)
+        """
     case .portalRefused(let reason):
       return """
         The Secret portal did not give this Flatpak app its master secret (\(reason)), so its keyring file cannot be \

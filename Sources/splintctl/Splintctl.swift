@@ -122,7 +122,7 @@ extension CredentialError {
   var status: ExitCode {
     switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut,
-      .storeUnavailable, .noStoreAnswered, .portalRefused:
+      .storeUnavailable, .noStoreAnswered, .portalRefused, .notDelivered:
       ExitStatus.unavailable
     case .invalidArgument, .invalidConfiguration:
       ExitStatus.usage
