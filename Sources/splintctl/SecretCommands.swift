@@ -118,7 +118,12 @@ struct SecretCommand: ParsableCommand {
     @OptionGroup var choice: StoreChoice
 
     func run() throws {
-      let credential = Credential(service: identity.service, account: identity.account, store: try choice.store())
+      try Self.print(
+        Credential(service: identity.service, account: identity.account, store: try choice.store()), binary: binary)
+    }
+
+    /// What `secret read` does once its arguments are known; also what ``FastPath`` runs.
+    static func print(_ credential: Credential, binary: Bool) throws {
       do {
         guard let secret = try credential.readData() else {
           // Where a store of delivered secrets is set up, the file it looked for: a misnamed delivery is likely.
@@ -130,7 +135,7 @@ struct SecretCommand: ParsableCommand {
             ($0 as? DeliveredCredentialStore)?.absence(of: credential).map { "\n\($0)" }
           }
           throw failure(
-            "no secret is stored for account \(identity.account) of service \(identity.service)."
+            "no secret is stored for account \(credential.account) of service \(credential.service)."
               + notes.joined(), ExitStatus.absent)
         }
         if !binary, String(validating: secret, as: UTF8.self) == nil {
