@@ -200,14 +200,13 @@ import Testing
   @Test(.enabled(if: getuid() == 0, "a process of another user needs root to start it"))
   func systemdCredentialsAreOnlyTheUnitUsersToRead() async throws {
     let directory = try await credentialsDirectory(holding: "s3cr3t")
-    var environment = ProcessInfo.processInfo.environment
-    environment["CREDENTIALS_DIRECTORY"] = directory.path
-    // The unit's user is root here; the probe runs as nobody, as a process started beside the unit would.
-    let output = try await Programs.run(
-      [
-        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Programs.helper("SecretsProbe"), "store",
-        "systemd", "read", "api.example.com", "alice",
-      ], environment: environment)
+    // The unit's user is root here; the probe runs as nobody, as a process started beside the unit would, from a
+    // copy in a private tmpfs (RootNamespace) that nobody can reach wherever the checkout is.
+    let output = try await RootNamespace.run(
+      """
+      CREDENTIALS_DIRECTORY='\(directory.path)' LLVM_PROFILE_FILE=/dev/null \\
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" store systemd read api.example.com alice
+      """, helpers: ["probe": Programs.helper("SecretsProbe")])
     #expect(output.lines == ["ok systemd credentials", "error unreadableSecret"], "\(output.stderr)")
     #expect(output.stderr.contains("this process may not read \(directory.path)/api.example.com__alice"))
     #expect(output.stderr.contains("Only the unit's user may read its credentials"))
