@@ -222,7 +222,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     let value = SecretValueReference(copying: secret, contentType: contentType.rawValue)
     let (items, others) = try credentialItems(credential, service, call)
     guard items.isEmpty else {
-      guard service.keepsItemChanges else {
+      guard try service.keepsItemChanges(call: call) else {
         return try recreate(items, value, contentType: contentType, for: credential, service, call)
       }
       for item in items {

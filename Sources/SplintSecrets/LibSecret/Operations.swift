@@ -103,7 +103,7 @@ extension SecretServiceConnection {
 
   /// Gives the unlocked item at `item` the secret `secret` by creating it again in its collection, with its own
   /// attributes (its `xdg:content-type`, if it has one, set to `contentType`) and its own label unless `label` is
-  /// given: for a provider that does not keep a SetSecret (see ``keepsItemChanges``), whose creates replace an item
+  /// given: for a provider that does not keep a SetSecret (see ``keepsItemChanges(call:)``), whose creates replace an item
   /// with equal attributes. Returns the new item's path, or nil when a prompt was dismissed.
   func recreate(
     _ item: String, with secret: borrowing SecretValueReference, contentType: String, label: String?,
