@@ -246,7 +246,7 @@ struct FailureStateTests {
     "on a desktop, `splintctl secret search --secret` unlocks through the prompt and prints each item as it is then",
     .enabled(if: Shell.missingForADisplay == nil, "needs xvfb-run, xdotool and xwininfo (script/bootstrap)"))
   func searchShowsItemsUnlocked() async throws {
-    let splintctl = Programs.helper("splintctl")
+    let splintctl = "'\(Programs.helper("splintctl"))'"  // quoted: the checkout's path may have spaces
     let search = "\(splintctl) secret search --secret service svc | grep -x 'locked = .*\\|secret = .*'"
     let output = try await PrivateSession.probe(
       .noLoginKeyringOnADisplay,
