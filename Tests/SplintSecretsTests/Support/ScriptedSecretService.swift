@@ -22,8 +22,9 @@ enum ScriptedSecretService {
     case hanging
     /// Breaks the specification, by service: `empty` lists an unlocked item but gives no secret for it,
     /// `othersession` sends a secret encoded for another session, `badattributes` has Attributes that are not
-    /// a dictionary, `badreply` answers SearchItems with the wrong signature; the collection's Locked is not a
-    /// boolean.
+    /// a dictionary, `badreply` answers SearchItems with the wrong signature, and the two items of `badproperties`
+    /// answer GetAll with Attributes that are not a dictionary (and a property the specification does not name);
+    /// the collection's Locked is not a boolean.
     case breaking
     /// Offers only the plain session algorithm, as a provider without encryption would: libsecret settles for it
     /// unless told otherwise. It starts with the item of ``dismissing``.
@@ -152,7 +153,7 @@ enum ScriptedSecretService {
     if mode == 'accepting':
         add('other', 'carol', b'x')
     if mode == 'breaking':
-        for service in ('empty', 'othersession', 'badattributes', 'badreply'):
+        for service in ('empty', 'othersession', 'badattributes', 'badreply', 'badproperties', 'badproperties'):
             add(service, 'alice', b'x')
 
     def matching(query):
@@ -211,7 +212,13 @@ enum ScriptedSecretService {
             log.write(member + '\\n')
             reply = lambda signature='', values=(): bus.send(new_method_return(msg, signature, values))
             fail = lambda name, text: bus.send(new_error(msg, name, 's', (text,)))
-            if member == 'GetAll':
+            if member == 'GetAll' and path in items:
+                attributes = items[path]['attributes']
+                bad = attributes['service'] == 'badproperties'
+                reply('a{sv}', ({'Label': ('s', 'label'), 'Created': ('t', 1), 'Modified': ('t', 2),
+                                 'Locked': ('b', state['locked']), 'Type': ('s', 'extra'),
+                                 'Attributes': ('s', 'no') if bad else ('a{ss}', attributes)},))
+            elif member == 'GetAll':
                 reply('a{sv}', ({},))
             elif member == 'OpenSession':
                 if body[0] == 'plain':
