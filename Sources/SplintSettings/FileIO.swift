@@ -468,6 +468,25 @@ enum FileIO {
     return names
   }
 
+  /// `path` made absolute (below the current directory when it is relative) and without `.`, `..`, repeated or
+  /// trailing slashes, as `URL(fileURLWithPath:).standardizedFileURL.path` makes it, without Foundation: names only,
+  /// no link is followed.
+  static func standardized(_ path: String) -> String {
+    var components: [Substring] = []
+    let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+    for component in absolute.split(separator: "/") where component != "." {
+      if component == ".." { _ = components.popLast() } else { components.append(component) }
+    }
+    return "/" + components.joined(separator: "/")
+  }
+
+  /// The current directory's path, as getcwd(3) gives it ("/" when it cannot: the directory is gone).
+  private static func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }  // coverage:ignore — a removed current directory
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// One name for the file at `path` however it is reached, for telling two paths of one file apart in this process:
   /// where the path leads under `OwnershipRules` (the file, or where it would be made), or the path itself when the
   /// rules refuse it or it leads nowhere yet. A path that another user steers is never taken for one that leads to

@@ -30,7 +30,7 @@ struct StoreOptions: ParsableArguments {
 
   /// The store of the file `file`, or else of the suite `suite` (see ``store()``).
   static func store(file: String?, suite: String?) throws -> SettingsStore {
-    if let file { return SettingsStore(fileURL: URL(fileURLWithPath: file)) }
+    if let file { return SettingsStore(filePath: file) }
     do {
       let suite = suite ?? ""
       return SettingsStore(

@@ -33,6 +33,16 @@ struct FastPathTests {
     #expect(try await agree(["get", "--file", file, "list"], ["get", "--file=\(file)", "list"]).status == 0)
     let missing = scratch.url("missing.json").path
     #expect(try await agree(["get", "--file", missing, "k"], ["get", "k", "--file", missing]).status == 1)
+    // A relative path, from another directory: made absolute as Foundation's URL makes it.
+    let relative = ["bash", "-c", "cd \"$1\" && shift && exec \"$@\"", "in", scratch.directory.path]
+    let here = try await Programs.run(
+      relative + [Programs.helper("splintctl"), "get", "--file", "./x/../settings.json", "count"])
+    let there = try await Programs.run(
+      relative + [Programs.helper("splintctl"), "get", "count", "--file", "settings.json"])
+    #expect(here.stdout == "3\n" && here.stdout == there.stdout && here.status == there.status, "\(here) \(there)")
+    let absent = try await Programs.run(
+      relative + [Programs.helper("splintctl"), "get", "--file", "settings.json", "nope"])
+    #expect(absent.stderr == "splintctl: nope is not set in \(file).\n", "\(absent)")
     let broken = scratch.url("broken.json").path
     try "{\"k\": ".write(toFile: broken, atomically: true, encoding: .utf8)
     #expect(try await agree(["get", "--file", broken, "k"], ["get", "k", "--file", broken]).status == 70)
