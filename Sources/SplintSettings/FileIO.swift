@@ -471,13 +471,32 @@ enum FileIO {
   /// `path` made absolute (below the current directory when it is relative) and without `.`, `..`, repeated or
   /// trailing slashes, as `URL(fileURLWithPath:).standardizedFileURL.path` makes it, without Foundation: names only,
   /// no link is followed.
+  /// Byte by byte, which the compiler specializes: Substring's split and join cost a walk of every conformance in the
+  /// binary the first time a process uses them.
   static func standardized(_ path: String) -> String {
-    var components: [Substring] = []
-    let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
-    for component in absolute.split(separator: "/") where component != "." {
-      if component == ".." { _ = components.popLast() } else { components.append(component) }
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    var bytes = Array(path.utf8)
+    if bytes.first != slash { bytes = Array(currentDirectory().utf8) + [slash] + bytes }
+    var result: [UInt8] = []
+    var starts: [Int] = []  // where each component in `result` begins (its slash)
+    var start = 0
+    while start < bytes.count {
+      var end = start
+      while end < bytes.count && bytes[end] != slash { end += 1 }
+      switch end - start {
+      case 0: break  // a repeated slash
+      case 1 where bytes[start] == dot: break
+      case 2 where bytes[start] == dot && bytes[start + 1] == dot:
+        if let last = starts.popLast() { result.removeLast(result.count - last) }
+      default:
+        starts.append(result.count)
+        result.append(slash)
+        result.append(contentsOf: bytes[start..<end])
+      }
+      start = end + 1
     }
-    return "/" + components.joined(separator: "/")
+    return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
   }
 
   /// The current directory's path, as getcwd(3) gives it ("/" when it cannot: the directory is gone).
