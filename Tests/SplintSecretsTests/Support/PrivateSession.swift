@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import splintctl
 
@@ -28,6 +29,9 @@ struct PrivateSession {
   }
 
   static let password = "private-session-password"
+
+  /// How many sessions on a display this process has started.
+  private static let displays = Mutex(0)
 
   /// Shell commands for `sh` steps, acting on this session's gnome-keyring.
   enum Shell {
@@ -175,8 +179,16 @@ struct PrivateSession {
     case .noLoginKeyringOnADisplay:
       // No accessibility bus for the prompter (GTK's), whose registry would write to the probe's output.
       environment["NO_AT_BRIDGE"] = "1"
+      // A display number of its own, above those `xvfb-run -a` picks (99 up), which two runs starting together may
+      // both pick: KeePassXC's and KWallet's suites, beside these, run their tray on such a display.
+      let display =
+        200 + Int(getpid() % 100) * 10
+        + Self.displays.withLock { count in
+          count += 1
+          return count % 10
+        }
       let output = try await Programs.run(
-        ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "dbus-run-session", "--"] + probe,
+        ["xvfb-run", "-n", "\(display)", "-s", "-screen 0 1024x768x24", "dbus-run-session", "--"] + probe,
         environment: environment)
       // xvfb-run stops Xvfb without waiting for it: give it the time to remove its lock file in /tmp.
       for _ in 0..<100 where !Sandbox.processes(naming: sandbox.root).isEmpty {
