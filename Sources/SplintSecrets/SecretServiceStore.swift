@@ -34,7 +34,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     self.timeout = timeout
   }
 
-  /// Looks the secret up, unlocking its collection if needed (which may prompt).
+  /// Looks the secret up, unlocking its collection if needed (which may prompt). Where several items match the
+  /// credential (Python keyring makes one of its own beside ours), the newest of the credential's items: see
+  /// "Several items for one credential" in <doc:StoringAToken>.
   ///
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when a matching item exists but
   ///   its collection stays locked (libsecret's own lookup reports that as "nothing found"; this store does not),
@@ -46,9 +48,11 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     }
   }
 
-  /// Stores the secret. Every item that already matches the credential (ours, or one written by another tool)
-  /// gets the new secret in place, keeping its attributes; when none does, a new item is created in the default
-  /// collection. An explicit ``Credential/label`` is applied to every such item.
+  /// Stores the secret. Every item of the credential (ours, or one secret-tool or Python keyring wrote; never a
+  /// third program's that merely shares `service` and `username`) gets the new secret in place, keeping its
+  /// attributes; when there is none, a new item is created in the default collection, which is created first, as
+  /// libsecret does, where there is none (the provider asks the person). An explicit ``Credential/label`` is applied
+  /// to every such item.
   public func saveSecret(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) throws(CredentialError) {
@@ -57,7 +61,8 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     }
   }
 
-  /// Deletes every item that matches the credential, unlocking their collection first if needed.
+  /// Deletes every item of the credential (see ``saveSecret(_:contentType:for:)``), unlocking their collection first
+  /// if needed.
   public func deleteSecret(for credential: Credential) throws(CredentialError) {
     try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
       try self.delete(credential, service, call)
