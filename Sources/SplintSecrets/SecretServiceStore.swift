@@ -36,7 +36,7 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
 
   /// Looks the secret up, unlocking its collection if needed (which may prompt). Where several items match the
   /// credential (Python keyring makes one of its own beside ours), the newest of the credential's items: see
-  /// "Several items for one credential" in <doc:StoringAToken>.
+  /// "Several items for one credential" in the StoringAToken guide.
   ///
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when a matching item exists but
   ///   its collection stays locked (libsecret's own lookup reports that as "nothing found"; this store does not),
