@@ -40,6 +40,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case noStoreAnswered([StoreFailure])
     case invalidConfiguration(String)
     case portalRefused(String)
+    case notDelivered(store: String, file: String, directory: String, closeNames: [String])
   }
 
   /// Why one store of a chain did not answer, for ``CredentialError/noStoreAnswered(_:)``.
@@ -55,8 +56,12 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       self.error = error
     }
 
-    /// The store's name and its error's description.
-    public var description: String { "\(store): \(error)" }
+    /// The store's name and its error's description (which names the store itself, for a
+    /// ``CredentialError/notDelivered(store:file:directory:closeNames:)``).
+    public var description: String {
+      if case .notDelivered = error.situation { return "\(error)" }
+      return "\(store): \(error)"
+    }
   }
 
   /// The situation, with its details.
@@ -104,6 +109,8 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     public static let invalidConfiguration = Code("invalidConfiguration")
     /// See ``CredentialError/portalRefused(_:)``.
     public static let portalRefused = Code("portalRefused")
+    /// See ``CredentialError/notDelivered(store:file:directory:closeNames:)``.
+    public static let notDelivered = Code("notDelivered")
   }
 
   /// Which kind of failure this is.
@@ -125,6 +132,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .noStoreAnswered: .noStoreAnswered
     case .invalidConfiguration: .invalidConfiguration
     case .portalRefused: .portalRefused
+    case .notDelivered: .notDelivered
     }
   }
 
@@ -133,7 +141,9 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// The session bus works, but nothing on it provides the Secret Service (`org.freedesktop.secrets`), or the
   /// provider went away in the middle of the call.
   public static let serviceUnavailable = CredentialError(.serviceUnavailable)
-  /// The Secret Service has no default collection (keyring) to store secrets in.
+  /// The Secret Service has no default collection (keyring) to store secrets in, and a save could not have one made:
+  /// the provider's prompt to create it (gnome-keyring asks for the new keyring's password) was dismissed or could not
+  /// be shown.
   public static let noDefaultCollection = CredentialError(.noDefaultCollection)
   /// The collection holding the secret is locked, and no unlock prompt could be shown.
   public static let locked = CredentialError(.locked)
@@ -193,6 +203,21 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// own keyring file; `reason` is what the portal said.
   public static func portalRefused(_ reason: String) -> CredentialError { CredentialError(.portalRefused(reason)) }
 
+  /// A store of delivered secrets is set up here but holds no file for the credential: in a chain's
+  /// ``noStoreAnswered(_:)``, beside why the other stores did not answer, so that a misnamed delivery (a systemd
+  /// credential ID with `.` where `__` belongs) is told rather than hidden behind them.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - file: The file name it reads the credential from.
+  ///   - directory: Where it looked.
+  ///   - closeNames: The files there whose names are close to `file`, if any.
+  public static func notDelivered(
+    store: String, file: String, directory: String, closeNames: [String]
+  ) -> CredentialError {
+    CredentialError(.notDelivered(store: store, file: file, directory: directory, closeNames: closeNames))
+  }
+
   /// Whether `error` is `pattern`, so that `catch CredentialError.locked` works where the error is untyped.
   public static func ~= (pattern: CredentialError, error: any Error) -> Bool {
     (error as? CredentialError) == pattern
@@ -235,7 +260,11 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       )
     case .noDefaultCollection:
       return (
-        "The Secret Service has no default keyring to store secrets in.",
+        """
+        The Secret Service has no default keyring to store secrets in, and none was made: a save asks for one, as \
+        libsecret does, and the prompt for the new keyring's password was dismissed or could not be shown (no \
+        display).
+        """,
         """
         Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine let \
         gnome-keyring create its login keyring: `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.
@@ -288,6 +317,20 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       )
     case .invalidConfiguration(let reason):
       return Self.split("The credential stores are configured wrongly: \(reason)")
+    case .notDelivered(let store, let file, let directory, let closeNames):
+      let close =
+        switch closeNames.count {
+        case 0: nil as String?
+        case 1: "\(closeNames[0]) is there, a close name: rename it \(file)."
+        default: "\(closeNames.joined(separator: ", ")) are there, close names: rename the one meant \(file)."
+        }
+      return (
+        """
+        \(store) holds no file \(file) in \(directory), the file it reads this credential from (a systemd \
+        credential's ID, a container secret's target).
+        """,
+        close
+      )
     case .portalRefused(let reason):
       return (
         """

@@ -546,6 +546,44 @@ enum FileIO {
     return names
   }
 
+  /// `path` made absolute (below the current directory when it is relative) and without `.`, `..`, repeated or
+  /// trailing slashes, as `URL(fileURLWithPath:).standardizedFileURL.path` makes it, without Foundation: names only,
+  /// no link is followed.
+  /// Byte by byte, which the compiler specializes: Substring's split and join cost a walk of every conformance in the
+  /// binary the first time a process uses them.
+  static func standardized(_ path: String) -> String {
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    var bytes = Array(path.utf8)
+    if bytes.first != slash { bytes = Array(currentDirectory().utf8) + [slash] + bytes }
+    var result: [UInt8] = []
+    var starts: [Int] = []  // where each component in `result` begins (its slash)
+    var start = 0
+    while start < bytes.count {
+      var end = start
+      while end < bytes.count && bytes[end] != slash { end += 1 }
+      switch end - start {
+      case 0: break  // a repeated slash
+      case 1 where bytes[start] == dot: break
+      case 2 where bytes[start] == dot && bytes[start + 1] == dot:
+        if let last = starts.popLast() { result.removeLast(result.count - last) }
+      default:
+        starts.append(result.count)
+        result.append(slash)
+        result.append(contentsOf: bytes[start..<end])
+      }
+      start = end + 1
+    }
+    return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
+  }
+
+  /// The current directory's path, as getcwd(3) gives it ("/" when it cannot: the directory is gone).
+  private static func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }  // coverage:ignore — a removed current directory
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// One name for the file at `path` however it is reached, for telling two paths of one file apart in this process:
   /// where the path leads under `OwnershipRules` (the file, or where it would be made), or the path itself when the
   /// rules refuse it or it leads nowhere yet. A path that another user steers is never taken for one that leads to

@@ -24,9 +24,11 @@ final class SettingsFile: WatchedFile {
   /// nil when the key is gone.
   typealias Observer = @Sendable (_ version: UInt64, _ value: JSONValue?) -> Void
 
-  let url: URL
   /// The path as given; it may be a symlink, which writes follow.
   let path: String
+  /// The file's URL, made when asked (for messages and `SettingsStore.fileURL`): Foundation's URL costs a command
+  /// that reads one key a fifth of its instructions the first time it is made in a process.
+  var url: URL { URL(fileURLWithPath: path) }
   /// Whether writes are made durable with fsync (always, but for the benchmark that measures what that costs).
   let syncsToDisk: Bool
   /// What the instance is registered under (see ``shared(for:syncsToDisk:asSystemLayer:options:)``).
@@ -152,11 +154,20 @@ final class SettingsFile: WatchedFile {
   static func shared(
     for url: URL, syncsToDisk: Bool = true, asSystemLayer: Bool = false, options: SettingsStore.Options = .init()
   ) -> SettingsFile {
-    let path = url.standardizedFileURL.path
+    shared(
+      forPath: url.standardizedFileURL.path, syncsToDisk: syncsToDisk, asSystemLayer: asSystemLayer, options: options)
+  }
+
+  /// ``shared(for:syncsToDisk:asSystemLayer:options:)`` for the file at `path`, absolute and without `.` or `..`
+  /// (see ``FileIO/standardized(_:)``).
+  static func shared(
+    forPath path: String, syncsToDisk: Bool = true, asSystemLayer: Bool = false,
+    options: SettingsStore.Options = .init()
+  ) -> SettingsFile {
     let key = FileIO.canonicalPath(path)
     let file = registry.withLock { registry in
       if let file = registry[key]?.file { return file }
-      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), key: key, syncsToDisk: syncsToDisk)
+      let file = SettingsFile(path: path, key: key, syncsToDisk: syncsToDisk)
       registry[key] = WeakFile(file: file)
       return file
     }
@@ -171,9 +182,8 @@ final class SettingsFile: WatchedFile {
   private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
-  private init(path: String, url: URL, key: String, syncsToDisk: Bool) {
+  private init(path: String, key: String, syncsToDisk: Bool) {
     self.path = path
-    self.url = url
     self.key = key
     self.syncsToDisk = syncsToDisk
     io = Mutex(IOState())

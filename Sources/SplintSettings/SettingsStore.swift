@@ -146,6 +146,16 @@ public final class SettingsStore: Sendable {
     file.migrate(migrations)
   }
 
+  /// The store for the settings file at `path`, as ``init(fileURL:systemFiles:fleetCopies:migrations:options:)``
+  /// makes it with neither layers nor migrations, without Foundation's URL until it is asked for: for `splintctl --file`, whose
+  /// reads of one key pay for every instruction.
+  package init(filePath path: String) {
+    file = SettingsFile.shared(forPath: FileIO.standardized(path))
+    fleetLayers = []
+    systemFiles = []
+    migrations = []
+  }
+
   /// A store whose writes skip fsync: still atomic (a reader sees the whole old or the whole new file), but a power
   /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
   package init(fileURL: URL, systemFiles: [URL] = [], syncsToDisk: Bool) {

@@ -25,7 +25,12 @@ struct StoreOptions: ParsableArguments {
   /// The store named by the options: a suite's has the machine's copies of the fleet's values and the system-wide
   /// defaults of `$XDG_CONFIG_DIRS` below the user's file, a file named with --file none.
   func store() throws -> SettingsStore {
-    if let file { return SettingsStore(fileURL: URL(fileURLWithPath: file)) }
+    try Self.store(file: file, suite: suite)
+  }
+
+  /// The store of the file `file`, or else of the suite `suite` (see ``store()``).
+  static func store(file: String?, suite: String?) throws -> SettingsStore {
+    if let file { return SettingsStore(filePath: file) }
     do {
       let suite = suite ?? ""
       return SettingsStore(
@@ -73,7 +78,11 @@ struct GetCommand: ParsableCommand {
   var origin = false
 
   func run() throws {
-    let store = try options.store()
+    try Self.print(key, of: try options.store(), origin: origin)
+  }
+
+  /// What `get` does once its arguments are known; also what ``FastPath`` runs.
+  static func print(_ key: String, of store: SettingsStore, origin: Bool) throws {
     // The user's file must be readable; a broken system file is skipped, as programs skip it.
     if let problem = store.fileError {
       guard problem.url != store.fileURL else { throw failure(problem) }

@@ -70,9 +70,15 @@ struct Splintctl: ParsableCommand {
   /// read`, `--help`, ...) run on the main thread, and Swift concurrency, with its threads, starts only for the two
   /// that wait for something (`watch`, `sandbox`).
   static func main() {
+    let arguments: [String]
     let command: any ParsableCommand
     do {
-      command = try parseAsRoot(try UTF8Input.arguments())
+      arguments = try UTF8Input.arguments()
+      if let hot = FastPath.command(arguments) {
+        try hot()
+        return
+      }
+      command = try parseAsRoot(arguments)
     } catch {
       exit(withError: error)
     }
@@ -130,7 +136,7 @@ extension CredentialError {
   var status: ExitCode {
     switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut,
-      .storeUnavailable, .noStoreAnswered, .portalRefused:
+      .storeUnavailable, .noStoreAnswered, .portalRefused, .notDelivered:
       ExitStatus.unavailable
     case .invalidArgument, .invalidConfiguration:
       ExitStatus.usage

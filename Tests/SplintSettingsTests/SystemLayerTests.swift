@@ -267,3 +267,16 @@ import Testing
     #expect(try String(contentsOf: system, encoding: .utf8) == #"{"launches": 10}"#)
   }
 }
+
+@Suite struct StandardizedPathTests {
+  @Test("paths are made absolute and lose ., .. and repeated slashes, as URL's standardizedFileURL makes them")
+  func standardized() {
+    for path in ["/a/b/c.json", "/a/./b//c.json", "/a/b/../b/c.json", "/a/b/c.json/", "/../a/b/c.json"] {
+      #expect(FileIO.standardized(path) == "/a/b/c.json", "\(path)")
+    }
+    #expect(FileIO.standardized("/") == "/")
+    for path in ["x.json", "./y/../x.json", "y/z/../../x.json"] {
+      #expect(FileIO.standardized(path) == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path)")
+    }
+  }
+}

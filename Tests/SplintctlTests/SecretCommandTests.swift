@@ -142,6 +142,55 @@ struct SecretStoreCommandTests {
         == "No store answers here: secrets cannot be read or saved now. Each store says why below.")
   }
 
+  @Test("a delivered credential under a wrong name: read and status name the file looked for, and the close one")
+  func misnamedDeliveredCredential() async throws {
+    // api.example.com.syncd where systemd's credential ID had to be api.example.com__syncd.
+    let directory = scratch.url("misnamed")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try Data("token".utf8).write(to: directory.appendingPathComponent("\(service).syncd"))
+    var environment = ProcessInfo.processInfo.environment
+    environment["CREDENTIALS_DIRECTORY"] = directory.path
+    let looked = "systemd credentials holds no file \(service)__syncd in \(directory.path)"
+    let close = "\(service).syncd is there, a close name: rename it \(service)__syncd."
+    // No session bus, as on a server: the error names the file before the bus.
+    var busless = environment
+    busless["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
+    let headless = try await splintctl("secret", "read", service, "syncd", environment: busless)
+    #expect(headless.status == 69)
+    #expect(headless.stderr.hasPrefix("splintctl: No store answered. \(looked)"), "\(headless.stderr)")
+    #expect(headless.stderr.contains(close) && headless.stderr.contains("No D-Bus session bus is reachable"))
+    // The Secret Service answers, without it: absent, and the file looked for.
+    let absent = try await splintctl("secret", "read", service, "syncd", environment: environment)
+    #expect(absent.status == 1)
+    #expect(
+      absent.stderr.hasPrefix("splintctl: no secret is stored for account syncd of service \(service).\n\(looked)"),
+      "\(absent.stderr)")
+    #expect(absent.stderr.contains(close))
+    let systemdOnly = try await splintctl(
+      "secret", "read", "--store", "systemd-credentials", service, "syncd", environment: environment)
+    #expect(systemdOnly.status == 1 && systemdOnly.stderr.contains(close))
+    // status: the file no credential's name gives; with the service and account, the one it looks for.
+    let status = try await splintctl("secret", "status", environment: environment)
+    #expect(
+      status.lines.contains {
+        $0.hasPrefix("- systemd credentials: available. It holds files no secret is read from unless")
+          && $0.hasSuffix("says which): \(service).syncd.")
+      }, "\(status.lines)")
+    let named = try await splintctl("secret", "status", service, "syncd", environment: environment)
+    #expect(
+      named.lines.contains(
+        "- systemd credentials: available. \(looked), the file it reads this credential from (a systemd credential's ID, a container secret's target). \(close)"
+      ), "\(named.lines)")
+    try Data("token".utf8).write(to: directory.appendingPathComponent("\(service)__syncd"))
+    let there = try await splintctl("secret", "status", service, "syncd", environment: environment)
+    #expect(
+      there.lines.contains(
+        "- systemd credentials: available. It holds \(service)__syncd, the file of account syncd of service \(service)."
+      ),
+      "\(there.lines)")
+    #expect(try await splintctl("secret", "status", service, environment: environment).status == 64)
+  }
+
   @Test("which names the store that answers, and never prints the secret")
   func whichNamesTheStore() async throws {
     try await splintctl("secret", "store", service, "bob", input: "in the keyring")
