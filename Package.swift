@@ -122,7 +122,7 @@ let package = Package(
     .executableTarget(
       name: "SplintBench",
       dependencies: [
-        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration",
+        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration", "SplintFleet", "TestSupport",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(
           name: "Configuration", package: "swift-configuration",

@@ -132,12 +132,10 @@ struct SecretCommand: ParsableCommand {
           let stores =
             (store as? DefaultCredentialStore).flatMap { try? $0.chain().stores }
             ?? (store as? ChainedCredentialStore)?.stores ?? [store]
-          let notes = stores.compactMap {
-            ($0 as? DeliveredCredentialStore)?.absence(of: credential).map { "\n\($0)" }
-          }
+          let notes = stores.compactMap { ($0 as? DeliveredCredentialStore)?.absence(of: credential)?.description }
           throw failure(
-            "no secret is stored for account \(credential.account) of service \(credential.service)."
-              + notes.joined(), ExitStatus.absent)
+            "no secret is stored for account \(credential.account) of service \(credential.service).",
+            remedy: notes.isEmpty ? nil : notes.joined(separator: " "), ExitStatus.absent)
         }
         if !binary, String(validating: secret, as: UTF8.self) == nil {
           throw failure(

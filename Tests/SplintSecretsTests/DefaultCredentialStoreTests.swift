@@ -63,7 +63,9 @@ struct DefaultCredentialStoreTests {
       underSystemd.lines.dropFirst() == ["ok from systemd", "error noStoreAnswered", "error noSessionBus"],
       "\(underSystemd.stderr)")
     #expect(
-      underSystemd.stderr.contains("No store answered. systemd credentials holds no file svc__bob in \(directory)"))
+      underSystemd.stderr.contains(
+        "No store answered (systemd credentials, Secret Service). systemd credentials holds no file svc__bob in \(directory)"
+      ), "\(underSystemd.stderr)")
     let bare = try await PrivateSession.probe(.noBus, steps)
     #expect(bare.lines.dropFirst() == ["error noSessionBus", "error noSessionBus", "error noSessionBus"])
   }

@@ -424,7 +424,8 @@ import Testing
         ]))
     #expect(
       error?.description.hasPrefix(
-        "No store answered. systemd credentials holds no file api.example.com__syncd in \(directory.path)") == true,
+        "No store answered (systemd credentials, \(unreachable.name)). systemd credentials holds no file api.example.com__syncd in \(directory.path)"
+      ) == true,
       "\(String(describing: error))")
     // Found further down, or nothing to say when every store answered: as before.
     #expect(try Credential(service: "x", account: "y", store: ChainedCredentialStore([delivered])).read() == nil)

@@ -157,13 +157,15 @@ struct SecretStoreCommandTests {
     busless["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
     let headless = try await splintctl("secret", "read", service, "syncd", environment: busless)
     #expect(headless.status == 69)
-    #expect(headless.stderr.hasPrefix("splintctl: No store answered. \(looked)"), "\(headless.stderr)")
+    #expect(
+      headless.stderr.hasPrefix("splintctl: No store answered (systemd credentials, Secret Service).\n\(looked)"),
+      "\(headless.stderr)")
     #expect(headless.stderr.contains(close) && headless.stderr.contains("No D-Bus session bus is reachable"))
     // The Secret Service answers, without it: absent, and the file looked for.
     let absent = try await splintctl("secret", "read", service, "syncd", environment: environment)
     #expect(absent.status == 1)
     #expect(
-      absent.stderr.hasPrefix("splintctl: no secret is stored for account syncd of service \(service).\n\(looked)"),
+      absent.stderr.hasPrefix("splintctl: no secret is stored for account syncd of service \(service).\n\(looked),"),
       "\(absent.stderr)")
     #expect(absent.stderr.contains(close))
     let systemdOnly = try await splintctl(

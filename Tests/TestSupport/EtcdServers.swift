@@ -147,6 +147,11 @@ public final class LocalEtcd: Sendable {
     await process?.wait()
   }
 
+  /// The process ID of `member`, while it runs.
+  public func processID(of member: Member) -> Int32? {
+    processes.withLock { $0[member.name] }?.pid
+  }
+
   /// Stops `member` with SIGSTOP: it keeps its sockets (the kernel still accepts connections) but answers nothing.
   public func pause(_ member: Member) {
     processes.withLock { $0[member.name] }?.send(SIGSTOP)
