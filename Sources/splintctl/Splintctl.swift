@@ -74,6 +74,7 @@ struct Splintctl: ParsableCommand {
     let command: any ParsableCommand
     do {
       arguments = try UTF8Input.arguments()
+      FleetForwarding.forwardIfNeeded(arguments)
       if let hot = FastPath.command(arguments) {
         try hot()
         return
