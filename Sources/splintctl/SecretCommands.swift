@@ -34,8 +34,8 @@ struct SecretCommand: ParsableCommand {
     @Option(
       name: .customLong("store"),
       help: ArgumentHelp(
-        "Use this store only: \(DefaultCredentialStore.storeNames.joined(separator: ", ")).", valueName: "name"),
-      completion: .list(DefaultCredentialStore.storeNames))
+        "Use this store only: \(FleetStores.storeNames.joined(separator: ", ")).", valueName: "name"),
+      completion: .list(FleetStores.storeNames))
     var name: String?
 
     /// The store named, or the default chain.
@@ -198,8 +198,8 @@ struct SecretCommand: ParsableCommand {
         case .available:
           // A directory of delivered secrets that others may change: said, as ssh's StrictModes would refuse it.
           let warning = (store as? DeliveredCredentialStore)?.directoryWarning.map { ". Warning: \($0)." } ?? ""
-          Output.line("- \(store.name): available\(warning)")
-        case .unavailable(let reason): Output.line("- \(store.name): unavailable. \(reason)")
+          Output.line("- \(FleetStores.describe(store)): available\(warning)")
+        case .unavailable(let reason): Output.line("- \(FleetStores.describe(store)): unavailable. \(reason)")
         }
       }
       if !availability.isAvailable { throw ExitStatus.unavailable }
@@ -233,7 +233,7 @@ struct SecretCommand: ParsableCommand {
             "no store has a secret for account \(identity.account) of service \(identity.service).",
             ExitStatus.absent)
         }
-        Output.line(store.name)
+        Output.line(FleetStores.describe(store))
       } catch let error as CredentialError {
         throw failure(error.description, error.status)
       }
