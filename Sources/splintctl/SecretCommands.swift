@@ -191,7 +191,9 @@ struct SecretCommand: ParsableCommand {
       }
       let availability = chain.availability()
       let stores = chain.stores.map { ($0, $0.availability()) }
-      Output.line(Self.headline(answering: stores.first { $0.1.isAvailable }?.0, availability))
+      // A store before the one that answers may stop every read (a vault that cannot be reached): then none answers.
+      let answering = availability.isAvailable ? stores.first { $0.1.isAvailable }?.0 : nil
+      Output.line(Self.headline(answering: answering, availability))
       Output.line("Stores, in the order they are asked:")
       for (store, availability) in stores {
         switch availability {

@@ -28,6 +28,8 @@
       #expect(try await credential("bob", store, service: "api.example.com").read() == "from bao")
       #expect(try await Credential.accounts(service: "api.example.com", store: store) == ["alice", "bob"])
       #expect(store.name == "vault at \(server.address)")
+      // script/bench's floor: the same request, bare; its answer is the whole JSON, more than the secret.
+      #expect(try store.bareRead(for: credential("alice", store, service: "api.example.com")) > "s3cr3t".utf8.count)
       await server.stop()
     }
 

@@ -478,6 +478,19 @@
       leaves ~/.vault-token; or a VaultLogin in code
       """
 
+    /// The floor of a read, for script/bench: one bare GET of the credential's secret, with the store's own HTTP
+    /// client and token, to its first address, and nothing else (no retry, no parsing, no wiping). Returns the size of
+    /// the answer's body.
+    package func bareRead(for credential: Credential) throws -> Int {
+      let location = configuration.location(of: credential)
+      var headers = HTTPHeaders()
+      headers.add(name: "X-Vault-Token", value: try session.token())
+      let path = VaultServer.percentEncoded("\(location.mount)/data/\(location.path)")
+      return try server.client.sendBlocking(
+        .GET, server.addresses[0].base + "/v1/" + path, headers: headers, timeout: configuration.timeout
+      ).body.count
+    }
+
     // MARK: - The last good value
 
     /// Keeps `secret` as `key`'s last good value, when the configuration asks for it.

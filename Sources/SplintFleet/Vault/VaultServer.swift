@@ -142,8 +142,8 @@
         if !notes.isEmpty || !sealed.isEmpty { said = notes + sealed.map { "\($0) is sealed." } }
         let remaining = deadline - ContinuousClock.now
         guard again, remaining > .zero else {
-          throw .unreachable(
-            (said.isEmpty ? "" : said.joined(separator: " ") + " ") + "No address answered within \(timeout).")
+          let late = remaining > .zero ? [] : ["No address answered within \(timeout)."]
+          throw .unreachable((said + late).joined(separator: " "))
         }
         // Every address said "later": wait for the first that may be asked again (a 429's Retry-After), or a short,
         // growing pause (an election), within the deadline.
