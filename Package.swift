@@ -116,13 +116,13 @@ let package = Package(
     ),
     .executableTarget(
       name: "SplintTorture",
-      dependencies: ["SplintSecrets", "SplintSettings", "TestSupport", "LibSecretFloor"] + processes,
+      dependencies: ["SplintSecrets", "SplintSettings", "SplintFleet", "TestSupport", "LibSecretFloor"] + processes,
       path: "Tests/SplintTorture"
     ),
     .executableTarget(
       name: "SplintBench",
       dependencies: [
-        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration",
+        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration", "SplintFleet",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(
           name: "Configuration", package: "swift-configuration",

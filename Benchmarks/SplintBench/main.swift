@@ -36,6 +36,9 @@ case ("run", _):
     try await benchmarkPolling(sizes, into: &report)
     try await benchmarkConfiguration(sizes, into: &report)
     try await benchmarkScale(sizes, into: &report)
+    #if SplintFleet
+      try await benchmarkFleet(sizes, into: &report)
+    #endif
   } catch {
     FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
     exit(1)

@@ -6,7 +6,7 @@
 //
 // The other modes are the child processes of the scenarios: increment, own-keys, kill-loop, burst-watch,
 // garbage-open, disk-child, write-for, converge-watch, try-writes, read-loop, daemon-week, c-lookups,
-// hold-secret, portal-cycle.
+// hold-secret, portal-cycle, vault-reads (with the SplintFleet trait).
 
 import Foundation
 import SplintSettings
@@ -78,6 +78,13 @@ func run(_ arguments: [String]) async throws {
     cLookups(Int(arguments[1]) ?? 0)
   case ("portal-cycle", 3):
     try portalCycle(rounds: Int(arguments[1]) ?? 0, reads: Int(arguments[2]) ?? 0)
+  case ("vault-reads", 2):
+    #if SplintFleet
+      vaultReads(Int(arguments[1]) ?? 0)
+    #else
+      FileHandle.standardError.write(Data("SplintTorture: built without the SplintFleet trait\n".utf8))
+      exit(64)
+    #endif
   case ("hold-secret", 4):
     holdSecret(service: arguments[1], account: arguments[2], count: Int(arguments[3]) ?? 0)
   case ("run", _):
@@ -86,7 +93,7 @@ func run(_ arguments: [String]) async throws {
       arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
     }
     let scratch = Scratch()
-    let scenarios: [(name: String, run: () async -> Outcome)] = [
+    var scenarios: [(name: String, run: () async -> Outcome)] = [
       ("increments", { await concurrentIncrements(scratch) }),
       ("keys", { await concurrentKeys(scratch) }),
       ("killed-writers", { await killedWriters(scratch, rounds: quick ? 20 : 200) }),
@@ -103,6 +110,9 @@ func run(_ arguments: [String]) async throws {
       ("daemon-week", { await daemonsWeek(quick: quick) }),
       ("core-dump", { await secretInACoreDump(scratch) }),
     ]
+    #if SplintFleet
+      scenarios.append(("vault-reads", { await vaultReadsScenario(quick: quick) }))
+    #endif
     if let only, !scenarios.contains(where: { $0.name == only }) {
       let names = scenarios.map(\.name).joined(separator: ", ")
       FileHandle.standardError.write(Data("SplintTorture: no scenario \(only); the scenarios: \(names)\n".utf8))
