@@ -261,6 +261,14 @@
         failure { () throws(CredentialError) in try Credential.accounts(service: "svc", store: readOnly) }
           == .forbidden(store: readOnly.name, path: "secret/metadata/splint/svc", capability: "list"))
       #expect(readOnly.availability() == .available)
+      // A policy for one service's secrets, or for one secret at a location of your own, is enough to be available.
+      try server.policy("one-service", ["secret/data/splint/svc/*": ["read"]])
+      #expect(try server.store(.token(try server.token(["one-service"]))).availability() == .available)
+      try server.policy("one-path", ["secret/data/prod/db": ["read"]])
+      let mapped = try server.store(.token(try server.token(["one-path"]))) {
+        $0.locations[.init(service: "db", account: "app")] = .init(path: "prod/db", field: "password")
+      }
+      #expect(mapped.availability() == .available)
       try server.policy("elsewhere", ["secret/data/other/*": ["read"]])
       let elsewhere = try server.store(.token(try server.token(["elsewhere"])))
       let denied = failure { () throws(CredentialError) in try credential("a", elsewhere).read() }

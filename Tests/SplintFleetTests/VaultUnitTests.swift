@@ -91,6 +91,28 @@
       #expect(VaultServer.percentEncoded("\u{1}") == "%01")
     }
 
+    @Test("a policy's grant reaches the credentials' folder, or a location of your own")
+    func grants() {
+      let folder = "secret/data/splint/"
+      for (path, isGlob) in [
+        ("secret/data/splint/api.example.com/", true), ("secret/data/", true), ("secret/data/spl", true),
+        ("secret/data/splint/", true), ("secret/data/splint/api.example.com/syncd", false),
+        ("secret/data/+/api.example.com/syncd", false),
+      ] {
+        #expect(VaultCredentialStore.grant(path, isGlob: isGlob, reaches: folder), "\(path)")
+      }
+      for (path, isGlob) in [("secret/data/other/", true), ("secret/data/splint", false), ("kv/data/splint/", true)] {
+        #expect(!VaultCredentialStore.grant(path, isGlob: isGlob, reaches: folder), "\(path)")
+      }
+      let location = "secret/data/prod/db"
+      for (path, isGlob) in [("secret/data/prod/db", false), ("secret/data/prod/", true), ("secret/data/+/db", false)] {
+        #expect(VaultCredentialStore.grant(path, isGlob: isGlob, reaches: location), "\(path)")
+      }
+      for (path, isGlob) in [("secret/data/prod/db/x", false), ("secret/data/prod", false), ("secret/data/x/", true)] {
+        #expect(!VaultCredentialStore.grant(path, isGlob: isGlob, reaches: location), "\(path)")
+      }
+    }
+
     @Test("error descriptions say what to do and never hold a secret")
     func descriptions() {
       let errors: [CredentialError] = [

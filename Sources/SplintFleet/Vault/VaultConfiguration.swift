@@ -132,7 +132,7 @@
     /// Where both are set, the `BAO_` variable wins, as it does for `bao`. The login is found when the store is
     /// made (see ``VaultLogin/automatic``).
     ///
-    /// - Throws: ``SplintSecrets/CredentialError/invalidConfiguration(_:)`` when `BAO_SKIP_VERIFY` or
+    /// - Throws: `CredentialError/invalidConfiguration(_:)` when `BAO_SKIP_VERIFY` or
     ///   `VAULT_SKIP_VERIFY` asks for certificates not to be checked (the store always checks them), or the timeout
     ///   is not a number of seconds.
     public static func fromEnvironment() throws(CredentialError) -> VaultConfiguration {

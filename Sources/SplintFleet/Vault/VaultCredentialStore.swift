@@ -10,7 +10,7 @@
     public import Foundation
   #endif
 
-  /// A ``SplintSecrets/CredentialStore`` that keeps secrets in OpenBao or HashiCorp Vault, in a KV version 2 mount,
+  /// A `CredentialStore` that keeps secrets in OpenBao or HashiCorp Vault, in a KV version 2 mount,
   /// over their HTTP API: the store a fleet's programs read their secrets from, with the login their platform gives
   /// them, and no agent beside them.
   ///
@@ -33,10 +33,10 @@
   ///   good value (``VaultConfiguration/lastGoodValue``), which is used only while the server is unreachable or
   ///   sealed, and never written to disk.
   /// - **Absent** (nil) is a secret that is not there, or whose newest version was deleted or destroyed. A mount that
-  ///   does not exist, or that is KV version 1, is ``SplintSecrets/CredentialError/invalidConfiguration(_:)``.
+  ///   does not exist, or that is KV version 1, is `CredentialError/invalidConfiguration(_:)`.
   /// - **Saves** write a new version with check-and-set against the version the save read first (`cas: 0` to make
   ///   a secret), so that mounts with `cas_required` work and a save that lost a race to another client fails with
-  ///   ``SplintSecrets/CredentialError/conflict(store:path:)``. A save is two requests.
+  ///   `CredentialError/conflict(store:path:)`. A save is two requests.
   /// - **Deletes** remove every version and the metadata (`DELETE <mount>/metadata/<path>`); a credential at a
   ///   location of your own has only its field removed, in a new version.
   /// - **Listing** the accounts of a service is a `LIST` of its folder, then a look at each account's metadata,
@@ -46,7 +46,7 @@
   ///   `<mount>/metadata/<prefix>/<service>/`.
   /// - **A refusal** (403) is checked against the token first: an expired token is replaced (a new login, or the
   ///   token file read again) and the request made once more; what is still refused is
-  ///   ``SplintSecrets/CredentialError/forbidden(store:path:capability:)``, naming the path and the capability.
+  ///   `CredentialError/forbidden(store:path:capability:)`, naming the path and the capability.
   /// - **A sealed, unreachable or forbidding server stops a chain of stores** with its error: a keyring's older copy
   ///   is never read instead.
   ///
@@ -74,7 +74,7 @@
     /// A store with `configuration`: its files (CA, client certificate) are read now; nothing is sent to the server
     /// until the first call.
     ///
-    /// - Throws: ``SplintSecrets/CredentialError/invalidConfiguration(_:)`` for no address, an address that is not
+    /// - Throws: `CredentialError/invalidConfiguration(_:)` for no address, an address that is not
     ///   one, `http` to a host that is not this machine, or TLS files that cannot be used.
     public convenience init(_ configuration: VaultConfiguration) throws(CredentialError) {
       try self.init(configuration, refusesForwarding: false)
@@ -128,12 +128,12 @@
 
     /// The newest version's secret, or nil when there is none, or the newest version was deleted or destroyed.
     ///
-    /// - Throws: ``SplintSecrets/CredentialError/sealed(store:servers:)``,
-    ///   ``SplintSecrets/CredentialError/unreachable(store:reason:)`` (unless a last good value may be used),
-    ///   ``SplintSecrets/CredentialError/forbidden(store:path:capability:)``,
-    ///   ``SplintSecrets/CredentialError/notLoggedIn(store:reason:)``,
-    ///   ``SplintSecrets/CredentialError/invalidConfiguration(_:)`` for a mount that is missing or KV version 1,
-    ///   ``SplintSecrets/CredentialError/unreadableSecret(_:)`` for a secret without the field.
+    /// - Throws: `CredentialError/sealed(store:servers:)`,
+    ///   `CredentialError/unreachable(store:reason:)` (unless a last good value may be used),
+    ///   `CredentialError/forbidden(store:path:capability:)`,
+    ///   `CredentialError/notLoggedIn(store:reason:)`,
+    ///   `CredentialError/invalidConfiguration(_:)` for a mount that is missing or KV version 1,
+    ///   `CredentialError/unreadableSecret(_:)` for a secret without the field.
     public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
       let key = VaultConfiguration.Key(service: credential.service, account: credential.account)
       do {
@@ -149,7 +149,7 @@
     /// Saves `secret` as a new version, with check-and-set against the version read just before; the secret's other
     /// fields are kept.
     ///
-    /// - Throws: ``SplintSecrets/CredentialError/conflict(store:path:)`` when another client saved in between, and the
+    /// - Throws: `CredentialError/conflict(store:path:)` when another client saved in between, and the
     ///   errors of ``readSecret(for:)``.
     public func saveSecret(
       _ secret: Data, contentType: SecretContentType, for credential: Credential
@@ -204,34 +204,49 @@
     }
 
     /// Available when the server answers (active or standby, unsealed), the login gives a valid token, and its
-    /// policies let it read where the credentials are. Logs in if it must (which makes a token); writes nothing else.
+    /// policies let it read somewhere the credentials are (as `sys/internal/ui/resultant-acl` shows them to the
+    /// token). Logs in if it must (which makes a token); writes nothing else.
     public func availability() -> CredentialAvailability {
       do throws(CredentialError) {
         let health = try send(.GET, "sys/health", "standbyok=true&perfstandbyok=true", nil, nil)
         guard health.status == 200 else {
           throw Self.serverError(health.status, VaultServer.errors(in: health.body), store: name)
         }
-        let probes =
+        // Where the credentials are: the layout's folder, and each location of your own.
+        let areas =
           ["\(configuration.mount)/data/\(configuration.prefix)/"]
           + configuration.locations.values.map { "\($0.mount ?? configuration.mount)/data/\($0.path)" }
-        var writer = VaultJSONWriter()
-        writer.raw("{\"paths\":[")
-        for (index, probe) in probes.enumerated() {
-          if index > 0 { writer.raw(",") }
-          writer.string(probe.utf8)
+        let acl = try call(.GET, "sys/internal/ui/resultant-acl", capability: "read")
+        let data = VaultJSON.parse(acl.body)?["data"]
+        let grants = ["exact_paths", "glob_paths"].flatMap { kind in
+          (data?[kind]?.members ?? []).filter { grant in
+            grant.value["capabilities"]?.elements.contains { $0.text(in: acl.body) == "read" } == true
+          }.map { (path: $0.name, isGlob: kind == "glob_paths") }
         }
-        writer.raw("]}")
-        let capabilities = try call(.POST, "sys/capabilities-self", capability: "update", body: Data(writer.bytes))
-        let allowed = probes.filter { probe in
-          let granted =
-            VaultJSON.parse(capabilities.body)?[probe]?.elements.compactMap { $0.text(in: capabilities.body) } ?? []
-          return !granted.contains("deny") && (granted.contains("read") || granted.contains("root"))
-        }
-        guard !allowed.isEmpty else { throw .forbidden(store: name, path: probes[0], capability: "read") }
+        let allowed =
+          data?["root"]?.isTrue == true
+          || areas.contains { area in grants.contains { Self.grant($0.path, isGlob: $0.isGlob, reaches: area) } }
+        guard allowed else { throw .forbidden(store: name, path: areas[0], capability: "read") }
         return .available
       } catch {
         return .unavailable(error)
       }
+    }
+
+    /// Whether a policy's grant on `path` (a glob: every path that begins with it) reaches into `area` (a folder when
+    /// it ends with `/`, else one secret's path). `+` stands for one segment in a grant, as in policies.
+    static func grant(_ path: String, isGlob: Bool, reaches area: String) -> Bool {
+      let grant = path.split(separator: "/", omittingEmptySubsequences: false)
+      let target = area.split(separator: "/", omittingEmptySubsequences: false)
+      let folder = area.hasSuffix("/")
+      for (index, segment) in grant.enumerated() {
+        // A grant that goes on below the folder is inside it; a glob's last segment is a prefix.
+        if folder && index >= target.count - 1 { return true }
+        guard index < target.count else { return false }
+        if isGlob && index == grant.count - 1 { return target[index].hasPrefix(segment) }
+        if segment != "+" && segment != target[index] { return false }
+      }
+      return grant.count == target.count
     }
 
     // MARK: - Requests

@@ -92,7 +92,7 @@
     /// After `rejected` was refused (403): whether it is still valid (nil: the refusal is the policy's), else the
     /// token to try again with.
     ///
-    /// - Throws: ``SplintSecrets/CredentialError/notLoggedIn(store:reason:)`` when the token is no longer valid and
+    /// - Throws: `CredentialError/notLoggedIn(store:reason:)` when the token is no longer valid and
     ///   no other can be had.
     func recheck(_ rejected: String) throws(CredentialError) -> String? {
       guard
