@@ -2,9 +2,9 @@
   import NIOSSL
 
   #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
   #else
-    public import Foundation
+    import Foundation
   #endif
 
   /// How a fleet server's certificate is checked, and the certificate this program shows it: PEM files, as etcd,
