@@ -49,6 +49,12 @@
       let error = failure { () throws(CredentialError) in try credential("a", missing).read() }
       #expect(error?.code == .notLoggedIn)
       #expect(error?.description.contains("The AppRole role ID is not there") == true, "\(String(describing: error))")
+      var elsewhere = VaultConfiguration(
+        addresses: ["http://127.0.0.1:\(try OpenBaoServer.freePort())"],
+        login: .appRole(roleIDFile: scratch.url("role-id").path, secretIDFile: scratch.url("secret-id").path))
+      elsewhere.timeout = .seconds(2)
+      let down = try VaultCredentialStore(elsewhere)
+      #expect(failure { () throws(CredentialError) in try credential("a", down).read() }?.code == .unreachable)
       let wrong = try server.store(.appRole(roleIDFile: try file("wrong", "nope"), secretIDFile: try file("s", "x")))
       let refused = failure { () throws(CredentialError) in try credential("a", wrong).read() }
       #expect(refused?.code == .notLoggedIn)
@@ -93,6 +99,27 @@
       #expect(audited.filter { $0 == "auth/token/renew-self" }.count >= 1, "\(audited)")
       #expect(audited.filter { $0 == "auth/approle/login" }.count >= 2, "\(audited)")
       #expect(reads > 20)
+      store.logOut()
+      await server.stop()
+    }
+
+    @Test("reads refused together with a revoked token make one new login between them")
+    func oneNewLogin() async throws {
+      let server = try await server(audited: true)
+      let role = try server.appRole("app", ["token_policies": ["app"]])
+      let store = try server.store(
+        .appRole(roleIDFile: try file("role-id", role.roleID), secretIDFile: try file("secret-id", role.secretID)))
+      let before = Set(try await server.tokenAccessors())
+      #expect(try await credential("a", store).read() == "the secret")
+      for accessor in Set(try await server.tokenAccessors()).subtracting(before) {
+        try server.admin(.POST, "auth/token/revoke-accessor", ["accessor": accessor])
+      }
+      let reads = await withTaskGroup(of: String?.self) { group in
+        for _ in 0..<8 { group.addTask { try? await credential("a", store).read() } }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(reads == Array(repeating: "the secret", count: 8))
+      #expect(try server.auditedPaths().filter { $0 == "auth/approle/login" }.count == 2)
       store.logOut()
       await server.stop()
     }

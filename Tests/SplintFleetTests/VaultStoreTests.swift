@@ -114,6 +114,13 @@
       #expect(error?.code == .unreadableSecret)
       #expect(error?.description.contains("its fields are token") == true)
       #expect(error?.description.contains("hidden") == false)
+      // A path that is not one (it would lead elsewhere on the server) is refused when the store is made.
+      for (mount, path) in [("secret", "../config"), ("secret", "prod//db"), ("secret", ""), ("a/./b", "x")] {
+        let error = failure { () throws(CredentialError) in
+          try VaultCredentialStore(VaultConfiguration(addresses: [server.address]).with(mount, path))
+        }
+        #expect(error?.code == .invalidConfiguration, "\(mount) \(path)")
+      }
       try server.admin(.POST, "secret/data/splint/svc/bad", ["data": ["value_base64": "not base64!"]])
       #expect(failure { () throws(CredentialError) in try credential("bad", store).read() }?.code == .unreadableSecret)
       await server.stop()
@@ -319,6 +326,43 @@
       await other.stop()
     }
 
+    @Test("a secret larger than the server takes is its refusal, as it gave it")
+    func tooLarge() async throws {
+      let port = try OpenBaoServer.freePort()
+      let server = try await OpenBaoServer.dev(
+        configuration: """
+          listener "tcp" {
+            address = "127.0.0.1:\(port)"
+            tls_disable = true
+            max_request_size = 4096
+          }
+          """)
+      var configuration = VaultConfiguration(addresses: ["http://127.0.0.1:\(port)"], login: .token(server.rootToken))
+      configuration.timeout = .seconds(10)
+      let store = try VaultCredentialStore(configuration)
+      try await credential("small", store).save("fits")
+      let error = failure { () throws(CredentialError) in
+        try credential("large", store).save(String(repeating: "x", count: 8192))
+      }
+      #expect(error?.code == .serverError)
+      #expect(error?.description.contains("HTTP status 413") == true, "\(String(describing: error))")
+      #expect(try await credential("large", store).read() == nil)
+      await server.stop()
+    }
+
+    @Test("a server that was never initialized is not available, and says so")
+    func uninitialized() async throws {
+      let server = try await OpenBaoServer.uninitialized()
+      let store = try server.store(.token("t")) { $0.timeout = .seconds(3) }
+      guard case .unavailable(let error) = store.availability() else {
+        Issue.record("an uninitialized server is available")
+        return
+      }
+      #expect(error.code == .serverError)
+      #expect(error.description.contains("HTTP status 501"), "\(error)")
+      await server.stop()
+    }
+
     @Test("unreachable: a port no one listens on, and a server that stopped answering, within the timeout")
     func unreachable() async throws {
       let closed = try VaultCredentialStore(
@@ -370,6 +414,7 @@
       #expect(failure { () throws(CredentialError) in try credential("a", plain).read() }?.code == .sealed)
       #expect(failure { () throws(CredentialError) in try credential("gone", store).read() }?.code == .sealed)
       try await server.unseal()
+      #expect(try await credential("a", store).read() == "x")  // kept again, now
       server.pause()
       #expect(try await credential("a", store).read() == "x")
       #expect(reports.withLock { $0 } == ["a sealed true", "a unreachable true"])
@@ -405,6 +450,16 @@
         RegisteredStores.unknown("vault", builtWithFleet: true, known: []).contains("VaultCredentialStore.register()"))
       #expect(RegisteredStores.unknown("vault", builtWithFleet: false, known: []).contains("built without SplintFleet"))
       #expect(RegisteredStores.unknown("nope", known: ["a"]) == "\"nope\" is not a credential store. Use one of a.")
+    }
+  }
+
+  extension VaultConfiguration {
+    /// This configuration with `mount` for its mount, and a credential at `path` (field `value`) of its own.
+    fileprivate func with(_ mount: String, _ path: String) -> VaultConfiguration {
+      var configuration = self
+      configuration.mount = mount
+      configuration.locations[.init(service: "svc", account: "a")] = .init(path: path, field: "value")
+      return configuration
     }
   }
 #endif

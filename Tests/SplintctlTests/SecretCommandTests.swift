@@ -119,10 +119,10 @@ struct SecretStoreCommandTests {
     #expect(headless.lines.first == "Secrets are read from systemd credentials first: it answers.")
     #expect(headless.lines.last?.hasPrefix("- Secret Service: unavailable.") == true, "\(headless.lines)")
     var misconfigured = ProcessInfo.processInfo.environment
-    misconfigured["SPLINT_CREDENTIAL_STORES"] = "delivered,vault"
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "delivered,keychain"
     let unknown = try await splintctl("secret", "status", environment: misconfigured)
     #expect(unknown.status == 64)
-    #expect(unknown.stderr.contains("\"vault\" is not a credential store. Use one of delivered,"))
+    #expect(unknown.stderr.contains("\"keychain\" is not a credential store. Use one of delivered,"))
     misconfigured["SPLINT_CREDENTIAL_STORES"] = "systemd-credentials"
     let unavailable = try await splintctl("secret", "status", environment: misconfigured)
     #expect(unavailable.status == 69)
@@ -144,7 +144,7 @@ struct SecretStoreCommandTests {
     #expect(nobody.status == 1 && nobody.stdout.isEmpty)
     #expect(nobody.stderr.contains("no store has a secret for account carol"))
     var misconfigured = ProcessInfo.processInfo.environment
-    misconfigured["SPLINT_CREDENTIAL_STORES"] = "vault"
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "keychain"
     #expect(try await splintctl("secret", "which", service, "bob", environment: misconfigured).status == 64)
     #expect(try await splintctl("secret", "read", service, "alice", environment: systemd).stdout == "delivered token")
     try await splintctl("secret", "delete", service, "bob")
@@ -168,9 +168,9 @@ struct SecretStoreCommandTests {
     let keyring = try await splintctl(
       "secret", "read", "--store", "secret-service", service, "alice", environment: systemd)
     #expect(keyring.status == 1, "the keyring has no alice: --store asks no other store")
-    let unknown = try await splintctl("secret", "read", "--store", "vault", service, "alice")
+    let unknown = try await splintctl("secret", "read", "--store", "keychain", service, "alice")
     #expect(unknown.status == 64)
-    #expect(unknown.stderr.contains("\"vault\" is not a credential store"))
+    #expect(unknown.stderr.contains("\"keychain\" is not a credential store"))
   }
 
   @Test("a store or delete through the chain that a delivered secret shadows fails, naming it; --store writes anyway")

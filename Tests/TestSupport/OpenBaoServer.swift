@@ -73,6 +73,11 @@ public final class OpenBaoServer: Sendable {
     return server
   }
 
+  /// A server with raft storage that was never initialized (`bao operator init`): it answers, sealed, with no data.
+  public static func uninitialized() async throws -> OpenBaoServer {
+    try await raftNode(name: "alone", scratch: Scratch(), apiPort: freePort(), clusterPort: freePort())
+  }
+
   /// One member of a raft cluster, not yet initialized: see ``OpenBaoCluster``.
   static func raftNode(name: String, scratch: Scratch, apiPort: Int, clusterPort: Int) async throws -> OpenBaoServer {
     let storage = scratch.url("raft")
@@ -244,7 +249,15 @@ public final class OpenBaoServer: Sendable {
   }
 
   /// Stops the server (SIGSTOP): its port still takes connections, which the kernel answers, and nothing more.
-  public func pause() { program.send(SIGSTOP) }
+  /// Returns once every thread of it has stopped (`/proc/PID/stat` says `T`).
+  public func pause() {
+    program.send(SIGSTOP)
+    for _ in 0..<2_000 {
+      let stat = (try? String(contentsOfFile: "/proc/\(program.pid)/stat", encoding: .utf8)) ?? ""
+      if stat.split(separator: ")").last?.split(separator: " ").first == "T" { return }
+      usleep(1_000)
+    }
+  }
 
   /// Lets a paused server go on.
   public func resume() { program.send(SIGCONT) }

@@ -75,7 +75,8 @@
     /// until the first call.
     ///
     /// - Throws: `CredentialError/invalidConfiguration(_:)` for no address, an address that is not
-    ///   one, `http` to a host that is not this machine, or TLS files that cannot be used.
+    ///   one, `http` to a host that is not this machine, a mount, prefix or location that is not a path (an empty
+    ///   segment, `.` or `..`), or TLS files that cannot be used.
     public convenience init(_ configuration: VaultConfiguration) throws(CredentialError) {
       try self.init(configuration, refusesForwarding: false)
     }
@@ -87,6 +88,19 @@
       }
       var addresses: [VaultServer.Address] = []
       for address in configuration.addresses { addresses.append(try VaultServer.Address(address)) }
+      let paths =
+        [("mount", configuration.mount), ("prefix", configuration.prefix)]
+        + configuration.locations.values.flatMap {
+          [("location's mount", $0.mount ?? "x"), ("location's path", $0.path)]
+        }
+      for (what, path) in paths {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }), !path.utf8.contains(0) else {
+          throw .invalidConfiguration(
+            "The \(what) \"\(path)\" is not a path of the server's: give its segments, such as prod/db, without an "
+              + "empty one, `.` or `..`.")
+        }
+      }
       let client: FleetHTTPClient
       do {
         client = FleetHTTPClient(tls: configuration.tls == FleetTLS() ? nil : try configuration.tls.configuration())
@@ -180,13 +194,9 @@
       let folder = "\(mount)/metadata/\(configuration.prefix)/\(VaultConfiguration.pathSegment(service))"
       let keys = try Self.reading(call(.GET, folder, query: "list=true", capability: "list")) {
         status, bytes throws(CredentialError) -> [String] in
-        switch status {
-        case 200: return VaultJSON.parse(bytes)?["data"]?["keys"]?.elements.compactMap { $0.text(in: bytes) } ?? []
-        case 404:
-          try requireMount(mount, bytes)
-          return []
-        default: throw unexpected(status, bytes, "list", folder)
-        }
+        try require(status, in: [200, 404], bytes, "list", folder)
+        if status == 404 { try requireMount(mount, bytes) }
+        return VaultJSON.parse(bytes)?["data"]?["keys"]?.elements.compactMap { $0.text(in: bytes) } ?? []
       }
       var accounts: Set<String> = []
       for key in keys {
@@ -257,19 +267,13 @@
     ) throws(CredentialError) -> Data? {
       let path = "\(location.mount)/data/\(location.path)"
       return try Self.reading(call(.GET, path, capability: "read")) { status, bytes throws(CredentialError) -> Data? in
+        try require(status, in: [200, 404], bytes, "read", path)
         let json = VaultJSON.parse(bytes)
-        switch status {
-        case 200:
-          return try field(location, of: json?["data"]?["data"], in: bytes, path: path)
-        case 404 where json?["data"]?["metadata"] != nil:
-          return nil  // the newest version was deleted or destroyed
-        case 404:
-          try requireMount(location.mount, bytes)
-          try checkMount(location.mount)
-          return nil
-        default:
-          throw unexpected(status, bytes, "read", path)
-        }
+        if status == 200 { return try field(location, of: json?["data"]?["data"], in: bytes, path: path) }
+        if json?["data"]?["metadata"] != nil { return nil }  // the newest version was deleted or destroyed
+        try requireMount(location.mount, bytes)
+        try checkMount(location.mount)
+        return nil
       }
     }
 
@@ -306,17 +310,11 @@
       try Self.reading(call(.GET, path, capability: "read")) { status, current throws(CredentialError) in
         let json = VaultJSON.parse(current)
         let version = json?["data"]?["metadata"]?["version"]?.integer(in: current) ?? 0
-        var kept: [VaultJSON.Member] = []
-        switch status {
-        case 200:
-          kept =
-            json?["data"]?["data"]?.members.filter { ![location.field, location.field + "_base64"].contains($0.name) }
-            ?? []
-        case 404:
-          try requireMount(location.mount, current)
-        default:
-          throw unexpected(status, current, "read", path)
-        }
+        try require(status, in: [200, 404], current, "read", path)
+        if status == 404 { try requireMount(location.mount, current) }
+        let kept =
+          json?["data"]?["data"]?.members.filter { ![location.field, location.field + "_base64"].contains($0.name) }
+          ?? []
         if secret == nil {
           guard status == 200 else { return }  // nothing there to remove
           if kept.isEmpty { return try deleteAll("\(location.mount)/metadata/\(location.path)") }
@@ -327,11 +325,10 @@
         let capability = version == 0 ? "create" : "update"
         let answer = try call(.POST, path, capability: capability, body: body.withUnsafeBytes { Data.wiping($0) })
         try Self.reading(answer) { status, bytes throws(CredentialError) in
-          if status == 200 || status == 204 { return }
           if status == 400, VaultServer.errors(in: bytes).contains(where: { $0.contains("check-and-set") }) {
             throw .conflict(store: name, path: path)
           }
-          throw unexpected(status, bytes, capability, path)
+          try require(status, in: [200, 204], bytes, capability, path)
         }
       }
     }
@@ -373,17 +370,15 @@
     private func deleteAll(_ path: String) throws(CredentialError) {
       try Self.reading(call(.DELETE, path, capability: "delete")) { status, bytes throws(CredentialError) in
         if status == 404 { try requireMount(String(path.prefix { $0 != "/" }), bytes) }
-        guard [200, 204, 404].contains(status) else { throw unexpected(status, bytes, "delete", path) }
+        try require(status, in: [200, 204, 404], bytes, "delete", path)
       }
     }
 
     /// Whether the newest version of the secret whose metadata is at `path` is there (not deleted or destroyed).
     private func isCurrent(_ path: String) throws(CredentialError) -> Bool {
       try Self.reading(call(.GET, path, capability: "read")) { status, bytes throws(CredentialError) -> Bool in
-        guard status == 200 else {
-          if status == 404 { return false }
-          throw unexpected(status, bytes, "read", path)
-        }
+        try require(status, in: [200, 404], bytes, "read", path)
+        guard status == 200 else { return false }  // deleted since the listing
         let data = VaultJSON.parse(bytes)?["data"]
         let newest = data?["current_version"]?.integer(in: bytes).flatMap { data?["versions"]?[String($0)] }
         return newest?["deletion_time"]?.text(in: bytes) == "" && newest?["destroyed"]?.isTrue == false
@@ -482,9 +477,14 @@
         store: store, reason: "It answered with HTTP status \(status)\(said). If this persists, see the server's log.")
     }
 
-    /// ``serverError(_:_:store:)`` for an answer to `capability` on `path`.
-    private func unexpected(_ status: Int, _ bytes: [UInt8], _ capability: String, _ path: String) -> CredentialError {
-      Self.serverError(status, VaultServer.errors(in: bytes) + ["(\(capability) \(path))"], store: name)
+    /// Throws ``serverError(_:_:store:)`` unless `status` is one of `expected`, for an answer to `capability` on
+    /// `path`.
+    private func require(
+      _ status: Int, in expected: [Int], _ bytes: [UInt8], _ capability: String, _ path: String
+    ) throws(CredentialError) {
+      guard expected.contains(status) else {
+        throw Self.serverError(status, VaultServer.errors(in: bytes) + ["(\(capability) \(path))"], store: name)
+      }
     }
 
     /// The logins the environment may give, for messages.
@@ -542,13 +542,10 @@
     private static func isUTF8(_ data: Data) -> Bool {
       var decoder = UTF8()
       var bytes = data.makeIterator()
-      while true {
-        switch decoder.decode(&bytes) {
-        case .scalarValue: continue
-        case .emptyInput: return true
-        case .error: return false
-        }
-      }
+      var next = decoder.decode(&bytes)
+      while case .scalarValue = next { next = decoder.decode(&bytes) }
+      if case .emptyInput = next { return true }
+      return false
     }
   }
 #endif

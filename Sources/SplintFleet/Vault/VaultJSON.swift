@@ -210,7 +210,7 @@
           offset += 1
           return VaultJSON(kind: .object(members), range: start..<offset)
         }
-        while true {
+        repeat {
           skipSpace()
           guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\""), let name = string() else { return nil }
           skipSpace()
@@ -222,12 +222,9 @@
           skipSpace()
           guard offset < bytes.count else { return nil }
           offset += 1
-          switch bytes[offset - 1] {
-          case UInt8(ascii: ","): continue
-          case UInt8(ascii: "}"): return VaultJSON(kind: .object(members), range: start..<offset)
-          default: return nil
-          }
-        }
+        } while bytes[offset - 1] == UInt8(ascii: ",")
+        guard bytes[offset - 1] == UInt8(ascii: "}") else { return nil }
+        return VaultJSON(kind: .object(members), range: start..<offset)
       }
 
       mutating func array(depth: Int) -> VaultJSON? {
@@ -239,18 +236,15 @@
           offset += 1
           return VaultJSON(kind: .array(elements), range: start..<offset)
         }
-        while true {
+        repeat {
           guard let element = value(depth: depth + 1) else { return nil }
           elements.append(element)
           skipSpace()
           guard offset < bytes.count else { return nil }
           offset += 1
-          switch bytes[offset - 1] {
-          case UInt8(ascii: ","): continue
-          case UInt8(ascii: "]"): return VaultJSON(kind: .array(elements), range: start..<offset)
-          default: return nil
-          }
-        }
+        } while bytes[offset - 1] == UInt8(ascii: ",")
+        guard bytes[offset - 1] == UInt8(ascii: "]") else { return nil }
+        return VaultJSON(kind: .array(elements), range: start..<offset)
       }
     }
   }

@@ -107,7 +107,7 @@
       if let index { headers.add(name: "X-Vault-Index", value: index) }
       var backoff = Duration.milliseconds(50)
       var said: [String] = []  // what the addresses said in the last round in which any was asked
-      while true {
+      while ContinuousClock.now < deadline {
         var notes: [String] = []
         var sealed: [String] = []
         var again = false
@@ -140,18 +140,14 @@
         }
         if sealed.count == addresses.count { throw .sealed(sealed) }
         if !notes.isEmpty || !sealed.isEmpty { said = notes + sealed.map { "\($0) is sealed." } }
-        let remaining = deadline - ContinuousClock.now
-        guard again, remaining > .zero else {
-          let late = remaining > .zero ? [] : ["No address answered within \(timeout)."]
-          throw .unreachable((said + late).joined(separator: " "))
-        }
+        guard again else { throw .unreachable(said.joined(separator: " ")) }
         // Every address said "later": wait for the first that may be asked again (a 429's Retry-After), or a short,
         // growing pause (an election), within the deadline.
         let earliest = state.withLock { $0.notBefore.min() ?? .now } - ContinuousClock.now
-        let pause = min(remaining, max(min(backoff, .seconds(1)), earliest))
+        Self.sleep(max(.zero, min(deadline - ContinuousClock.now, max(min(backoff, .seconds(1)), earliest))))
         backoff *= 2
-        Self.sleep(pause)
       }
+      throw .unreachable((said + ["No address answered within \(timeout)."]).joined(separator: " "))
     }
 
     /// Waits `duration` on this thread (a signal does not cut it short).

@@ -121,6 +121,8 @@
             store: server.name,
             reason: "The token in \(path) is not valid any more: it has expired or was revoked. \(remedy)")
         case .logIn(let request):
+          // Another thread that was refused the same token may have logged in already: its token is the new one.
+          if let token = state.token { return Self.header(of: token) }
           return try Self.header(of: logIn(request, &state))
         }
       }
@@ -163,9 +165,8 @@
           throw .notLoggedIn(store: server.name, reason: Self.refusal(request, errors, login))
         }
         let auth = VaultJSON.parse(bytes)?["auth"]
-        guard let token = auth?["client_token"]?.secret(in: bytes), !token.isEmpty else {
-          throw .serverError(store: server.name, reason: "Its answer to the login holds no token.")
-        }
+        let noToken = CredentialError.serverError(store: server.name, reason: "Its answer to the login holds no token.")
+        guard let token = auth?["client_token"]?.secret(in: bytes), !token.isEmpty else { throw noToken }
         let lease = auth?["lease_duration"]?.integer(in: bytes) ?? 0
         let batch = auth?["token_type"]?.text(in: bytes) == "batch"
         state.token = token
