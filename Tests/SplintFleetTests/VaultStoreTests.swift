@@ -326,6 +326,20 @@
       await other.stop()
     }
 
+    @Test("a namespace is sent with every request (X-Vault-Namespace), the login's included")
+    func namespace() async throws {
+      let server = try await OpenBaoServer.dev()
+      try server.admin(.POST, "sys/namespaces/team")
+      try server.admin(.POST, "team/sys/mounts/secret", ["type": "kv", "options": ["version": "2"]])
+      let team = try server.store { $0.namespace = "team" }
+      try await credential("a", team).save("in team")
+      #expect(try await credential("a", team).read() == "in team")
+      #expect(try server.field("splint/svc/a", mount: "team/secret") as? String == "in team")
+      #expect(
+        try await credential("a", try server.store()).read() == nil, "the root namespace's secret/ has no such secret")
+      await server.stop()
+    }
+
     @Test("a secret larger than the server takes is its refusal, as it gave it")
     func tooLarge() async throws {
       let port = try OpenBaoServer.freePort()

@@ -189,15 +189,20 @@
     public static func pathSegment(_ name: String) -> String {
       if name.isEmpty { return "%00" }
       let onlyDots = name.utf8.allSatisfy { $0 == UInt8(ascii: ".") }
-      var segment = ""
-      for byte in name.utf8 {
-        if isUnreserved(byte) && !onlyDots {
-          segment.unicodeScalars.append(Unicode.Scalar(byte))
+      return percentEncoded(name) { isUnreserved($0) && !onlyDots }
+    }
+
+    /// `text`'s UTF-8, each byte `keeps` refuses written `%` and two uppercase hexadecimal digits.
+    static func percentEncoded(_ text: String, keeping keeps: (UInt8) -> Bool) -> String {
+      var encoded = ""
+      for byte in text.utf8 {
+        if keeps(byte) {
+          encoded.unicodeScalars.append(Unicode.Scalar(byte))
         } else {
-          segment += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+          encoded += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
         }
       }
-      return segment
+      return encoded
     }
 
     /// The name ``pathSegment(_:)`` wrote as `segment`, or nil when `segment` is not one it writes (another
@@ -223,7 +228,7 @@
     }
 
     /// Whether `byte` is one of RFC 3986's unreserved characters.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
+    static func isUnreserved(_ byte: UInt8) -> Bool {
       switch byte {
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),

@@ -161,18 +161,7 @@
     /// `path` as a URL's path: every byte but RFC 3986's unreserved characters and `/` written `%XX`, so that a
     /// secret's name (`alice%40example.com`, `a b`) reaches the server as it is written.
     static func percentEncoded(_ path: String) -> String {
-      var encoded = ""
-      for byte in path.utf8 {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-          UInt8(ascii: "~"), UInt8(ascii: "/"):
-          encoded.unicodeScalars.append(Unicode.Scalar(byte))
-        default:
-          encoded += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-        }
-      }
-      return encoded
+      VaultConfiguration.percentEncoded(path) { VaultConfiguration.isUnreserved($0) || $0 == UInt8(ascii: "/") }
     }
 
     /// What one address made of a request.
