@@ -340,6 +340,32 @@
       await server.stop()
     }
 
+    @Test("429 with Retry-After: that member is not asked again before its time, while another is")
+    func retryAfter() async throws {
+      let token = "root-\(UUID().uuidString)"
+      let slow = try await OpenBaoServer.dev(rootToken: token)
+      let quick = try await OpenBaoServer.dev(rootToken: token)
+      // Each has the secret, then lets one request through in each window: 10 s on one, 2 s on the other.
+      for (server, interval) in [(slow, "10s"), (quick, "2s")] {
+        try server.admin(.POST, "secret/data/splint/svc/a", ["data": ["value": "x"]])
+        try server.admin(.POST, "sys/quotas/config", ["enable_rate_limit_response_headers": true])
+        try server.admin(.POST, "sys/quotas/rate-limit/one", ["path": "secret/", "rate": 1, "interval": interval])
+      }
+      var configuration = VaultConfiguration(addresses: [slow.address, quick.address], login: .token(token))
+      configuration.timeout = .seconds(8)
+      let store = try VaultCredentialStore(configuration)
+      #expect(try await credential("a", store).read() == "x")  // the slow one's request for its 10 s
+      #expect(try await credential("a", store).read() == "x")  // the slow one says 429; the quick one answers
+      let started = ContinuousClock.now
+      // The quick one, asked first now, says 429 for a second or two; the slow one's time has not come, so it is
+      // not asked; the quick one is asked again once its time has.
+      #expect(try await credential("a", store).read() == "x")
+      let waited = ContinuousClock.now - started
+      #expect(waited >= .milliseconds(500) && waited < .seconds(8), "\(waited)")
+      await slow.stop()
+      await quick.stop()
+    }
+
     @Test("a secret larger than the server takes is its refusal, as it gave it")
     func tooLarge() async throws {
       let port = try OpenBaoServer.freePort()

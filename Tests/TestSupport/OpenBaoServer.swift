@@ -47,10 +47,12 @@ public final class OpenBaoServer: Sendable {
   ///   - configuration: More HCL for `-config`, such as a TLS listener of the test's own.
   ///   - audited: Whether a file audit device logs every request (OpenBao turns them on only in its configuration),
   ///     for ``auditedPaths()``.
-  public static func dev(configuration: String? = nil, audited: Bool = false) async throws -> OpenBaoServer {
+  ///   - rootToken: Its root token; one of its own unless given (servers that share one take the same token).
+  public static func dev(
+    configuration: String? = nil, audited: Bool = false, rootToken: String = "root-\(UUID().uuidString)"
+  ) async throws -> OpenBaoServer {
     let scratch = Scratch()
     let port = try freePort()
-    let rootToken = "root-\(UUID().uuidString)"
     var arguments = [
       try binary(), "server", "-dev", "-dev-root-token-id=\(rootToken)", "-dev-listen-address=127.0.0.1:\(port)",
       "-dev-no-store-token",
