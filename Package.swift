@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// How every program here starts another: swift-subprocess, whose file descriptors are swift-system's.
@@ -122,7 +122,7 @@ let package = Package(
     .executableTarget(
       name: "SplintBench",
       dependencies: [
-        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration", "SplintFleet",
+        "SplintSecrets", "SplintSettings", "LibSecretFloor", "SplintConfiguration", "SplintFleet", "TestSupport",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(
           name: "Configuration", package: "swift-configuration",
@@ -182,8 +182,10 @@ let package = Package(
     ),
     .testTarget(
       name: "SplintFleetTests",
-      dependencies: ["SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport"]
-        + fleetClient
+      dependencies: [
+        "SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport", "splintctl",
+        "SettingsProbe",
+      ] + fleetClient
     ),
     .testTarget(
       name: "SplintctlTests",

@@ -218,7 +218,13 @@ func propagate(
 /// Child mode: follows the `t` setting of `file`, printing how long after its stamp each value arrived; with
 /// `echo`, prints each stamp as it arrives instead, for the benchmark to time its arrival as it times `dconf watch`'s.
 func watchMode(file: String, ready: String, echo: Bool = false) async -> Never {
-  let setting = Setting("t", default: 0, store: SettingsStore(fileURL: URL(fileURLWithPath: file)))
+  await watch(
+    Setting("t", default: 0, store: SettingsStore(fileURL: URL(fileURLWithPath: file))), ready: ready, echo: echo)
+}
+
+/// The watcher of a propagation measurement, on `setting`: makes `ready` once watching, then prints each stamp as it
+/// arrives (with `echo`), or at the end each latency, until a negative stamp.
+func watch(_ setting: Setting<Int>, ready: String, echo: Bool) async -> Never {
   let updates = setting.updates(initial: false)
   _ = FileManager.default.createFile(atPath: ready, contents: nil)
   // Ends at the writer's sentinel, or after two minutes whatever happens, so that a failed writer cannot hang the run.

@@ -14,6 +14,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("watch", 3), ("watch", 4):
   await watchMode(file: arguments[1], ready: arguments[2], echo: arguments.count == 4 && arguments[3] == "--echo")
+case ("fleet-watch", 3):
+  #if SplintFleet
+    await fleetWatchMode(suite: arguments[1], ready: arguments[2])
+  #endif
 case ("raw-watch", 4):
   RawInotify.watch(directory: arguments[1], name: arguments[2], ready: arguments[3])
 case ("rss", 2):
@@ -37,6 +41,7 @@ case ("run", _):
     try await benchmarkConfiguration(sizes, into: &report)
     try await benchmarkScale(sizes, into: &report)
     #if SplintFleet
+      try await benchmarkFleetSettings(sizes, into: &report)
       try await benchmarkFleet(sizes, into: &report)
     #endif
   } catch {

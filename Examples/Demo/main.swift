@@ -13,9 +13,14 @@ enum Mode: String, SettingValue {
   case fast, thorough, stop
 }
 
+/// Prints a line at once. A reader that goes away (`SplintDemo | head -1`) is no reason to stop, or to crash: the
+/// write fails (SIGPIPE is ignored below), and the daemon goes on. FileHandle's `write(_:)` would trap there.
 func say(_ text: String) {
-  FileHandle.standardOutput.write(Data("daemon: \(text)\n".utf8))
+  print("daemon: \(text)")
+  fflush(nil)  // every output stream: standard output is one
 }
+
+signal(SIGPIPE, SIG_IGN)
 
 let suite = CommandLine.arguments.dropFirst().first ?? "splint-demo"
 let store: SettingsStore
@@ -35,7 +40,7 @@ func tokenState() -> String {
     guard let value = try token.read() else { return "no API token yet" }
     return "API token present (\(value.count) characters)"
   } catch {
-    return "API token unavailable: \(error)"
+    return "API token unavailable: \(error.summary)"
   }
 }
 

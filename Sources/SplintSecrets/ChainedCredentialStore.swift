@@ -64,7 +64,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
 
   private func answer(for credential: Credential) throws(CredentialError) -> (store: any CredentialStore, secret: Data)?
   {
-    var walk = Walk(chain: self)
+    var walk = Walk(chain: self, credential: credential)
     for store in stores {
       let outcome = Result { () throws(CredentialError) in try store.readSecret(for: credential) }
       if let secret = try walk.take(outcome, from: store) { return (store, secret) }
@@ -113,7 +113,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
   }
 
   func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
-    var walk = Walk(chain: self)
+    var walk = Walk(chain: self, credential: credential)
     for store in stores {
       let outcome = await Self.interruptibly(store) { (store) async throws(CredentialError) in
         try await store.readSecretInterruptibly(for: credential)
@@ -244,10 +244,18 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     failures.count == 1 ? failures[0].error : .noStoreAnswered(failures)
   }
 
-  /// The stores' outcomes so far, for one read or listing.
+  /// The stores' outcomes so far, for one read (of `credential`) or listing.
   private struct Walk {
     let chain: ChainedCredentialStore
+    var credential: Credential?
     var failures: [CredentialError.StoreFailure] = []
+    /// The stores of delivered secrets that held no file for `credential`.
+    var undelivered: [DeliveredCredentialStore] = []
+
+    init(chain: ChainedCredentialStore, credential: Credential? = nil) {
+      self.chain = chain
+      self.credential = credential
+    }
 
     /// The value to end with, nil to ask the next store, or the error that ends the walk.
     mutating func take<T>(
@@ -257,6 +265,9 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     {
       switch outcome {
       case .success(let value):
+        if value == nil, credential != nil, let delivered = store as? DeliveredCredentialStore {
+          undelivered.append(delivered)
+        }
         return value
       case .failure(let error) where chain.skipsUnavailableStores && error.isUnavailability:
         failures.append(.init(store: store.name, error: error))
@@ -266,10 +277,15 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
       }
     }
 
-    /// After every store: nothing found, unless a store could not be reached, which might have had it.
+    /// After every store: nothing found, unless a store could not be reached, which might have had it. Then the
+    /// error first says which file each store of delivered secrets looked for (a misnamed delivery is the likely
+    /// reason), and then why the others did not answer.
     func end<T>() throws(CredentialError) -> T? {
       if failures.isEmpty { return nil }
-      throw ChainedCredentialStore.failure(of: failures)
+      let notes = undelivered.compactMap { store in
+        credential.flatMap(store.absence(of:)).map { CredentialError.StoreFailure(store: store.name, error: $0) }
+      }
+      throw ChainedCredentialStore.failure(of: notes + failures)
     }
   }
 }
@@ -286,7 +302,7 @@ extension CredentialError {
   /// Whether the error is a secrets server's (sealed, unreachable, forbidden, no login, failing), which stops a chain
   /// whatever stores follow, even in ``ChainedCredentialStore/availability()``: another store's copy of a fleet's
   /// secret may be stale.
-  var isServerFailure: Bool {
+  package var isServerFailure: Bool {
     switch situation {
     case .sealed, .unreachable, .forbidden, .notLoggedIn, .secretIDSpent, .serverError: true
     default: false

@@ -16,6 +16,9 @@
 /// without breaking anyone's `switch`: compare an error with the static members (`error == .locked`, or
 /// `catch .locked`), or its ``code`` with ``Code``'s (`error.code == .invalidArgument`), and keep a `default`.
 ///
+/// Each error says what happened in ``summary`` (one sentence) and what to do in ``remedy``; ``description`` is
+/// both on one line, for logs. (A new situation is a case of `Situation`, a ``Code``, and its words in one switch.)
+///
 /// No error ever carries a secret, and neither does any description.
 public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The situations there are now, for this package's own exhaustive switches (such as `splintctl`'s exit
@@ -37,6 +40,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case noStoreAnswered([StoreFailure])
     case invalidConfiguration(String)
     case portalRefused(String)
+    case notDelivered(store: String, file: String, directory: String, closeNames: [String])
     case sealed(store: String, servers: [String])
     case unreachable(store: String, reason: String)
     case forbidden(store: String, path: String, capability: String)
@@ -59,8 +63,12 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
       self.error = error
     }
 
-    /// The store's name and its error's description.
-    public var description: String { "\(store): \(error)" }
+    /// The store's name and its error's description (which names the store itself, for a
+    /// ``CredentialError/notDelivered(store:file:directory:closeNames:)``).
+    public var description: String {
+      if case .notDelivered = error.situation { return "\(error)" }
+      return "\(store): \(error)"
+    }
   }
 
   /// The situation, with its details.
@@ -108,6 +116,8 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     public static let invalidConfiguration = Code("invalidConfiguration")
     /// See ``CredentialError/portalRefused(_:)``.
     public static let portalRefused = Code("portalRefused")
+    /// See ``CredentialError/notDelivered(store:file:directory:closeNames:)``.
+    public static let notDelivered = Code("notDelivered")
     /// See ``CredentialError/sealed(store:servers:)``.
     public static let sealed = Code("sealed")
     /// See ``CredentialError/unreachable(store:reason:)``.
@@ -143,6 +153,7 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .noStoreAnswered: .noStoreAnswered
     case .invalidConfiguration: .invalidConfiguration
     case .portalRefused: .portalRefused
+    case .notDelivered: .notDelivered
     case .sealed: .sealed
     case .unreachable: .unreachable
     case .forbidden: .forbidden
@@ -158,7 +169,9 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// The session bus works, but nothing on it provides the Secret Service (`org.freedesktop.secrets`), or the
   /// provider went away in the middle of the call.
   public static let serviceUnavailable = CredentialError(.serviceUnavailable)
-  /// The Secret Service has no default collection (keyring) to store secrets in.
+  /// The Secret Service has no default collection (keyring) to store secrets in, and a save could not have one made:
+  /// the provider's prompt to create it (gnome-keyring asks for the new keyring's password) was dismissed or could not
+  /// be shown.
   public static let noDefaultCollection = CredentialError(.noDefaultCollection)
   /// The collection holding the secret is locked, and no unlock prompt could be shown.
   public static let locked = CredentialError(.locked)
@@ -217,6 +230,21 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
   /// Inside a Flatpak sandbox, the Secret portal did not hand over the app's master secret, which unlocks the app's
   /// own keyring file; `reason` is what the portal said.
   public static func portalRefused(_ reason: String) -> CredentialError { CredentialError(.portalRefused(reason)) }
+
+  /// A store of delivered secrets is set up here but holds no file for the credential: in a chain's
+  /// ``noStoreAnswered(_:)``, beside why the other stores did not answer, so that a misnamed delivery (a systemd
+  /// credential ID with `.` where `__` belongs) is told rather than hidden behind them.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - file: The file name it reads the credential from.
+  ///   - directory: Where it looked.
+  ///   - closeNames: The files there whose names are close to `file`, if any.
+  public static func notDelivered(
+    store: String, file: String, directory: String, closeNames: [String]
+  ) -> CredentialError {
+    CredentialError(.notDelivered(store: store, file: file, directory: directory, closeNames: closeNames))
+  }
 
   /// The secrets server (OpenBao or HashiCorp Vault) is sealed at every address the store knows: it cannot decrypt
   /// anything until an operator unseals it. A chain of stores stops here rather than read another store's copy.
@@ -289,113 +317,185 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     (error as? CredentialError) == pattern
   }
 
-  /// What happened and what to do, in full sentences.
-  public var description: String {
+  /// What happened, in a sentence: the first thing to show (`splintctl` prints it on the first line).
+  public var summary: String { words.summary }
+
+  /// What to do about it, in full sentences; nil when there is nothing to do.
+  public var remedy: String? { words.remedy }
+
+  /// ``summary`` and ``remedy``, on one line, as a daemon logs it. It never holds a secret.
+  public var description: String { [summary, remedy].compactMap(\.self).joined(separator: " ") }
+
+  /// What works where there is no desktop session, for the errors that mean there is none.
+  private static let headless = """
+    hand the program its secrets: as systemd credentials (LoadCredential=), as files in /run/secrets, or in the \
+    kernel keyring, with SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under `splintctl sandbox`. \
+    The SecretsForDaemons guide has the steps.
+    """
+
+  /// Each situation's words: the one place a new situation's go (with its ``Situation`` case and its ``Code``).
+  private var words: (summary: String, remedy: String?) {
     switch situation {
     case .noSessionBus:
-      return """
-        No D-Bus session bus is reachable, so the Secret Service cannot be reached \
-        (DBUS_SESSION_BUS_ADDRESS is unset or points nowhere, as over SSH, on a server or in a container). \
-        On a desktop, run the program inside the desktop session. Elsewhere, hand it its secrets: as systemd \
-        credentials (LoadCredential=), as files in /run/secrets, or in the kernel keyring, with \
-        SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under `splintctl sandbox`. \
-        The SecretsForDaemons guide has the steps.
-        """
+      return (
+        "No D-Bus session bus is reachable (DBUS_SESSION_BUS_ADDRESS is unset or points nowhere), so no Secret Service is.",
+        "On a desktop, run the program inside the desktop session. Over SSH, on a server or in a container, \(Self.headless)"
+      )
     case .serviceUnavailable:
-      return """
-        No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets), or it stopped \
-        in the middle of the call. On a desktop, install one and log in again: gnome-keyring \
-        (`sudo apt-get install gnome-keyring`), KeePassXC or KWallet. On a server or in a container, hand the \
-        program its secrets instead: as systemd credentials (LoadCredential=), as files in /run/secrets, or in the \
-        kernel keyring, with SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under \
-        `splintctl sandbox`. The SecretsForDaemons guide has the steps.
+      return (
         """
+        No Secret Service is running on the session bus (nothing provides org.freedesktop.secrets), or it stopped in \
+        the middle of the call.
+        """,
+        """
+        On a desktop, install one and log in again: gnome-keyring (`sudo apt-get install gnome-keyring`), KeePassXC \
+        or KWallet. On a server or in a container, \(Self.headless)
+        """
+      )
     case .noDefaultCollection:
-      return """
-        The Secret Service has no default keyring to store secrets in. \
-        Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine \
-        let gnome-keyring create its login keyring: `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.
+      return (
         """
+        The Secret Service has no default keyring to store secrets in, and none was made: a save asks for one, as \
+        libsecret does, and the prompt for the new keyring's password was dismissed or could not be shown (no \
+        display).
+        """,
+        """
+        Create one and make it the default (Seahorse: File > New > Password Keyring), or on a headless machine let \
+        gnome-keyring create its login keyring: `echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.
+        """
+      )
     case .locked:
-      return """
-        The keyring is locked. \
+      return (
+        "The keyring is locked.",
+        """
         Unlock it and try again: on a desktop, unlock it in Seahorse or log in again; on a headless machine, \
         `echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets`.
         """
+      )
     case .promptDismissed:
-      return """
-        The keyring is locked and its unlock prompt was dismissed or could not be shown. \
-        Unlock the keyring (answer the prompt, or use Seahorse) and try again.
-        """
+      return (
+        "The keyring is locked, and its unlock prompt was dismissed or could not be shown.",
+        "Unlock the keyring (answer the prompt, or use Seahorse) and try again."
+      )
     case .timedOut:
-      return """
-        The Secret Service did not answer in time (an unanswered unlock prompt, or a provider that hangs). \
-        Answer the prompt or restart the provider, or allow more time with `SecretServiceStore(timeout:)`.
-        """
+      return (
+        "The Secret Service did not answer in time (an unanswered unlock prompt, or a provider that hangs).",
+        "Answer the prompt or restart the provider, or allow more time with `SecretServiceStore(timeout:)`."
+      )
     case .cancelled:
-      return """
-        The call to the Secret Service was cancelled because its task was cancelled. \
-        Read the credential again to learn its current state.
-        """
+      return (
+        "The call to the Secret Service was cancelled because its task was cancelled.",
+        "Read the credential again to learn its current state."
+      )
     case .invalidArgument(let reason):
-      return "Invalid argument: \(reason) Nothing was sent to the Secret Service."
+      return ("Invalid argument: \(reason)", "Nothing was sent to the Secret Service.")
     case .notText:
-      return "The stored secret is not UTF-8 text. Read it as bytes with `readData()`."
+      return ("The stored secret is not UTF-8 text.", "Read it as bytes with `readData()`.")
     case .backend(let domain, let code, let message):
-      return """
-        The Secret Service failed: \(message) (\(domain), code \(code)). \
+      return (
+        "The Secret Service failed: \(message) (\(domain), code \(code)).",
+        """
         If this persists, check the provider's log, for gnome-keyring `journalctl --user -t gnome-keyring-daemon`.
         """
+      )
     case .readOnly(let store, let remedy):
-      return "\(store) delivers its secrets read-only, so this one cannot be saved or deleted here. \(remedy)"
+      return ("\(store) delivers its secrets read-only, so this one cannot be saved or deleted here.", remedy)
     case .storeUnavailable(let store, let reason):
-      return "\(store) cannot be used: \(reason)"
+      return Self.split("\(store) cannot be used: \(reason)")
     case .unreadableSecret(let reason):
-      return "The secret cannot be read: \(reason)"
+      return Self.split("The secret cannot be read: \(reason)")
     case .noStoreAnswered(let failures):
-      return "No store answered. " + failures.map(\.description).joined(separator: " ")
+      return (
+        "No store answered (\(failures.map(\.store).joined(separator: ", "))).",
+        failures.map(\.description).joined(separator: " ")
+      )
     case .invalidConfiguration(let reason):
-      return "The credential stores are configured wrongly: \(reason)"
-    case .portalRefused(let reason):
-      return """
-        The Secret portal did not give this Flatpak app its master secret (\(reason)), so its keyring file cannot be \
-        opened. The portal's backend keeps that secret in the user's login keyring: unlock it (log in to the \
-        desktop, or Seahorse) and try again; if it persists, see the portal's log, \
-        `journalctl --user -u xdg-desktop-portal`.
+      return Self.split("The credential stores are configured wrongly: \(reason)")
+    case .notDelivered(let store, let file, let directory, let closeNames):
+      let close =
+        switch closeNames.count {
+        case 0: nil as String?
+        case 1: "\(closeNames[0]) is there, a close name: rename it \(file)."
+        default: "\(closeNames.joined(separator: ", ")) are there, close names: rename the one meant \(file)."
+        }
+      return (
         """
+        \(store) holds no file \(file) in \(directory), the file it reads this credential from (a systemd \
+        credential's ID, a container secret's target).
+        """,
+        close
+      )
     case .sealed(let store, let servers):
-      return """
+      return (
+        """
         \(store) is sealed (\(servers.joined(separator: ", "))), so no secret can be read or saved until it is \
-        unsealed: ask its operators (`bao operator unseal`, or the cluster's auto-unseal). Nothing was read from \
+        unsealed.
+        """,
+        """
+        Ask its operators to unseal it (`bao operator unseal`, or the cluster's auto-unseal). Nothing was read from \
         another store instead.
         """
+      )
     case .unreachable(let store, let reason):
-      return """
-        \(store) cannot be reached: \(reason) Check that the server runs and that its address (BAO_ADDR or \
-        VAULT_ADDR, or the store's configuration) names it. Nothing was read from another store instead.
+      return (
+        "\(store) cannot be reached.",
         """
+        \(reason) Check that the server runs and that its address (BAO_ADDR or VAULT_ADDR, or the store's \
+        configuration) names it. Nothing was read from another store instead.
+        """
+      )
     case .forbidden(let store, let path, let capability):
-      return """
-        \(store) refused to \(capability) \(path): the login is valid, but its policies do not allow it. Grant it \
-        in a policy of the login's role: path "\(path)" { capabilities = ["\(capability)"] }.
-        """
+      return (
+        "\(store) refused to \(capability) \(path): the login is valid, but its policies do not allow it.",
+        "Grant it in a policy of the login's role: path \"\(path)\" { capabilities = [\"\(capability)\"] }."
+      )
     case .notLoggedIn(let store, let reason):
-      return "\(store) has no valid login: \(reason)"
+      return Self.split("\(store) has no valid login: \(reason)")
     case .secretIDSpent(let store):
-      return """
+      return (
+        """
         \(store) refused the AppRole secret ID this process logged in with before: it was single-use (or limited in \
-        uses or time) and is spent, and the token it gave has expired. Deliver a new secret ID (for a systemd unit, \
-        a new vault-secret-id credential, and restart it), or let the role's secret IDs be used again \
-        (secret_id_num_uses=0, with a secret_id_ttl).
+        uses or time) and is spent, and the token it gave has expired.
+        """,
         """
+        Deliver a new secret ID (for a systemd unit, a new vault-secret-id credential, and restart it), or let the \
+        role's secret IDs be used again (secret_id_num_uses=0, with a secret_id_ttl).
+        """
+      )
     case .conflict(let store, let path):
-      return """
-        Another client saved a new version of \(path) in \(store) between this save's read and its write, so the \
-        server's check-and-set refused this save: nothing was changed. Read the secret again, and save once more if \
-        this one should still replace it.
+      return (
         """
+        Another client saved a new version of \(path) in \(store) between this save's read and its write, so the \
+        server's check-and-set refused this save: nothing was changed.
+        """,
+        "Read the secret again, and save once more if this one should still replace it."
+      )
     case .serverError(let store, let reason):
-      return "\(store) failed: \(reason)"
+      return Self.split("\(store) failed: \(reason)")
+    case .portalRefused(let reason):
+      return (
+        """
+        The Secret portal did not give this Flatpak app its master secret (\(reason)), so its keyring file cannot be \
+        opened.
+        """,
+        """
+        The portal's backend keeps that secret in the user's login keyring: unlock it (log in to the desktop, or \
+        Seahorse) and try again; if it persists, see the portal's log, `journalctl --user -u xdg-desktop-portal`.
+        """
+      )
     }
+  }
+
+  /// A message whose first sentence says what happened and the rest what to do (the reasons stores give), split
+  /// there: after the first ". " that a capital letter or a backtick follows.
+  private static func split(_ message: String) -> (summary: String, remedy: String?) {
+    var index = message.startIndex
+    while let stop = message[index...].firstRange(of: ". ") {
+      if let next = message[stop.upperBound...].first, next.isUppercase || next == "`" {
+        return (String(message[..<stop.lowerBound]) + ".", String(message[stop.upperBound...]))
+      }
+      index = stop.upperBound
+    }
+    return (message, nil)
   }
 }

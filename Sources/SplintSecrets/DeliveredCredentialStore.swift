@@ -225,6 +225,11 @@ public final class DeliveredCredentialStore: CredentialStore {
     fileNames[key] ?? Self.fileName(service: key.service, account: key.account)
   }
 
+  /// The file name `credential`'s secret is read from.
+  package func file(for credential: Credential) -> String {
+    file(for: Key(service: credential.service, account: credential.account))
+  }
+
   // MARK: - CredentialStore
 
   /// The bytes of the credential's file, exactly, or nil when there is no such file (or only a dangling link).
@@ -290,6 +295,56 @@ public final class DeliveredCredentialStore: CredentialStore {
     } catch {
       return .unavailable(error)
     }
+  }
+
+  // MARK: - A credential not delivered
+
+  /// Why `credential` has no secret here, when this store is set up but holds no file for it:
+  /// ``CredentialError/notDelivered(store:file:directory:closeNames:)``, naming the file it reads and the files there
+  /// whose names are close to it (see ``isClose(_:to:)``). Nil when the file is there, or the directory cannot be
+  /// listed (its own error says so).
+  package func absence(of credential: Credential) -> CredentialError? {
+    guard let directory = try? directory(), let names = try? DeliveredFiles.names(in: directory) else { return nil }
+    let file = file(for: Key(service: credential.service, account: credential.account))
+    guard !DeliveredFiles.exists(file, in: directory) else { return nil }
+    return .notDelivered(
+      store: name, file: file, directory: directory, closeNames: names.filter { Self.isClose($0, to: file) }.sorted())
+  }
+
+  /// Whether the file `name` looks like a misnamed delivery of `file`: the same name but for case and the marks
+  /// between words (`.`, `-`, `_`: `api.example.com.syncd` for `api.example.com__syncd`), or one that two edits
+  /// (a letter added, removed or changed) make `file`.
+  static func isClose(_ name: String, to file: String) -> Bool {
+    guard name != file, !name.hasPrefix(".") else { return false }  // `.`, `..`, Kubernetes' `..data`
+    let words = { (text: String) in text.lowercased().filter { !".-_".contains($0) } }
+    return words(name) == words(file) || editDistance(Array(name.utf8), Array(file.utf8), atMost: 2) <= 2
+  }
+
+  /// The number of single-byte insertions, deletions and substitutions that make `first` `second`, or `limit` + 1
+  /// once it is sure to exceed `limit`.
+  static func editDistance(_ first: [UInt8], _ second: [UInt8], atMost limit: Int) -> Int {
+    if abs(first.count - second.count) > limit { return limit + 1 }
+    var previous = Array(0...second.count)
+    for (row, byte) in first.enumerated() {
+      var current = [row + 1] + Array(repeating: 0, count: second.count)
+      for (column, other) in second.enumerated() {
+        current[column + 1] = min(
+          previous[column] + (byte == other ? 0 : 1), previous[column + 1] + 1, current[column] + 1)
+      }
+      if current.min() ?? 0 > limit { return limit + 1 }
+      previous = current
+    }
+    return previous[second.count]
+  }
+
+  /// The files in the directory whose names no credential's ``fileName(service:account:)`` gives and `fileNames:`
+  /// does not name, which a program reads only if it names them: `splintctl secret status` lists them. Empty when
+  /// the directory cannot be listed.
+  package var filesNamedByNoCredential: [String] {
+    guard let directory = try? directory(), let names = try? DeliveredFiles.names(in: directory) else { return [] }
+    let named = Set(fileNames.values)
+    return names.filter { !$0.hasPrefix(".") && Self.credential(fromFileName: $0) == nil && !named.contains($0) }
+      .sorted()
   }
 
   // MARK: - Directories and errors

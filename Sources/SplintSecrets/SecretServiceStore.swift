@@ -34,7 +34,9 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     self.timeout = timeout
   }
 
-  /// Looks the secret up, unlocking its collection if needed (which may prompt).
+  /// Looks the secret up, unlocking its collection if needed (which may prompt). Where several items match the
+  /// credential (Python keyring makes one of its own beside ours), the newest of the credential's items: see
+  /// "Several items for one credential" in the StoringAToken guide.
   ///
   /// - Throws: ``CredentialError/locked`` or ``CredentialError/promptDismissed`` when a matching item exists but
   ///   its collection stays locked (libsecret's own lookup reports that as "nothing found"; this store does not),
@@ -46,9 +48,11 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     }
   }
 
-  /// Stores the secret. Every item that already matches the credential (ours, or one written by another tool)
-  /// gets the new secret in place, keeping its attributes; when none does, a new item is created in the default
-  /// collection. An explicit ``Credential/label`` is applied to every such item.
+  /// Stores the secret. Every item of the credential (ours, or one secret-tool or Python keyring wrote; never a
+  /// third program's that merely shares `service` and `username`) gets the new secret in place, keeping its
+  /// attributes; when there is none, a new item is created in the default collection, which is created first, as
+  /// libsecret does, where there is none (the provider asks the person). An explicit ``Credential/label`` is applied
+  /// to every such item.
   public func saveSecret(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) throws(CredentialError) {
@@ -57,7 +61,8 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     }
   }
 
-  /// Deletes every item that matches the credential, unlocking their collection first if needed.
+  /// Deletes every item of the credential (see ``saveSecret(_:contentType:for:)``), unlocking their collection first
+  /// if needed.
   public func deleteSecret(for credential: Credential) throws(CredentialError) {
     try perform(try LibSecretCall.start()) { service, call throws(CredentialError) in
       try self.delete(credential, service, call)
@@ -161,11 +166,58 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
       found = try service.search(credential.attributes, call: call)
       if found.unlocked.isEmpty && !found.locked.isEmpty { throw Self.stillLocked }
     }
-    guard let item = found.unlocked.first else { return nil }
+    guard let item = try newest(found.unlocked, of: credential, service, call) else { return nil }
     if let secret = try service.secret(of: item, call: call) { return secret }
     // Listed unlocked, but no secret came: locked or deleted since the search. Look again; three tries in all,
     // against a provider that lists items whose secrets it does not give out.
     return tries == 1 ? nil : try read(credential, service, call, tries: tries - 1)
+  }
+
+  /// The item a read returns of `items`, which a search for the credential found unlocked: the only one, asking
+  /// nothing more (so that a read stays a search and a GetSecrets, as libsecret's lookup is); of several, the
+  /// newest of the credential's own (see ``isItem(_:of:)``), or of them all when none is.
+  private func newest(
+    _ items: [String], of credential: Credential, _ service: Service, _ call: LibSecretCall
+  ) throws(CredentialError) -> String? {
+    guard items.count > 1 else { return items.first }
+    var described: [SecretServiceItem] = []
+    for item in items { described.append(try service.item(at: item, call: call)) }
+    let own = described.filter { Self.isItem($0.attributes, of: credential) }
+    return (own.isEmpty ? described : own).max(by: Self.isOlder)?.path
+  }
+
+  /// Whether an item with `attributes`, which a search for the credential's `service` and `username` found, is the
+  /// credential's: every other attribute it has is one that we write or that a client or provider we know adds.
+  /// An item of a third program that merely shares the two attributes (its own schema, a `protocol`, an
+  /// `application` of its own) is not, and saves and deletes leave it alone.
+  static func isItem(_ attributes: [String: String], of credential: Credential) -> Bool {
+    attributes.allSatisfy { name, value in
+      switch name {
+      case "service": value == credential.service
+      case "username": value == credential.account
+      // The schema we, secret-tool, Python keyring (through SecretStorage) and keytar write.
+      case "xdg:schema": value == SecretServiceAPI.schemaName
+      // Python keyring's set_password adds it to the item it makes.
+      case "application": value == SecretServiceAPI.pythonKeyring
+      // The secret's content type, which oo7-daemon and libsecret 0.21's file backend keep as an attribute.
+      case "xdg:content-type": true
+      // What KeePassXC shows of every entry (its own fields, its ID and place), and its note of a secret that is
+      // not text.
+      case "Title", "UserName", "URL", "Notes", "Uuid", "Path", "FDO_SECRETS_CONTENT_TYPE": true
+      default: false
+      }
+    }
+  }
+
+  /// Whether `first` was written before `second`, for a read among several items: the one modified last is newest;
+  /// of items modified in the same second (the Secret Service counts whole seconds), the one created last; then
+  /// Python keyring's (with its `application` attribute) before one of ours, since a save of ours gives every item of
+  /// the credential the same secret, so that where they differ another program wrote after it; then the object
+  /// path that sorts last (shorter first, then in byte order), so that every process picks the same one.
+  static func isOlder(_ first: SecretServiceItem, _ second: SecretServiceItem) -> Bool {
+    let byPython = { (item: SecretServiceItem) in item.attributes["application"] == SecretServiceAPI.pythonKeyring }
+    return (first.modified, first.created, byPython(first) ? 1 : 0, first.path.utf8.count, first.path)
+      < (second.modified, second.created, byPython(second) ? 1 : 0, second.path.utf8.count, second.path)
   }
 
   private func save(
@@ -173,30 +225,61 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     _ call: LibSecretCall
   ) throws(CredentialError) {
     let value = SecretValueReference(copying: secret, contentType: contentType.rawValue)
-    let found = try search(credential.attributes, service, call)
-    guard found.all.isEmpty else {
-      try unlock(found.locked, service, call)
-      guard service.keepsItemChanges else {
-        return try recreate(found.all, value, contentType: contentType, for: credential, service, call)
+    let (items, others) = try credentialItems(credential, service, call)
+    guard items.isEmpty else {
+      guard try service.keepsItemChanges(call: call) else {
+        return try recreate(items, value, contentType: contentType, for: credential, service, call)
       }
-      for item in found.all {
+      for item in items {
         try service.setSecret(of: item, to: value, call: call)
         if let label = credential.label { try service.setLabel(of: item, to: label, call: call) }
       }
       return
     }
-    guard let collection = try service.defaultCollection(call: call) else { throw .noDefaultCollection }
+    let collection = try defaultCollection(service, call)
+    // Not replacing, beside a third program's item: gnome-keyring would replace one whose attributes include ours.
+    let create = { () throws(CredentialError) -> Bool in
+      try service.createItem(
+        in: collection, attributes: credential.attributes, label: credential.itemLabel, secret: value,
+        replacing: others == 0, call: call)
+    }
     var created: Bool
     do throws(CredentialError) {
-      created = try service.createItem(
-        in: collection, attributes: credential.attributes, label: credential.itemLabel, secret: value, call: call)
+      created = try create()
     } catch .locked {
       // The default collection is locked: unlock it (which may prompt), then create.
       try unlock([collection], service, call)
-      created = try service.createItem(
-        in: collection, attributes: credential.attributes, label: credential.itemLabel, secret: value, call: call)
+      created = try create()
     }
     if !created { throw Self.stillLocked }
+  }
+
+  /// The collection the `default` alias points to. Where it points nowhere (a desktop that logs its user in
+  /// automatically has no login keyring until a program asks for one), one is created as libsecret creates it, which
+  /// gnome-keyring does through a prompt for the new keyring's password.
+  ///
+  /// - Throws: ``CredentialError/noDefaultCollection`` when that prompt was dismissed or could not be shown.
+  private func defaultCollection(_ service: Service, _ call: LibSecretCall) throws(CredentialError) -> String {
+    if let collection = try service.defaultCollection(call: call) { return collection }
+    guard let created = try service.createCollection(label: "Default keyring", alias: "default", call: call) else {
+      throw .noDefaultCollection
+    }
+    return created
+  }
+
+  /// The credential's items (see ``isItem(_:of:)``) among those a search for it finds, their collections unlocked
+  /// first (which may prompt): until then, gnome-keyring shows an item it loaded locked with placeholder attributes.
+  /// `others` counts the items found that are not the credential's.
+  private func credentialItems(
+    _ credential: Credential, _ service: Service, _ call: LibSecretCall
+  ) throws(CredentialError) -> (items: [String], others: Int) {
+    let found = try search(credential.attributes, service, call)
+    try unlock(found.locked, service, call)
+    var items: [String] = []
+    for item in found.all where Self.isItem(try service.attributes(of: item, call: call), of: credential) {
+      items.append(item)
+    }
+    return (items, found.all.count - items.count)
   }
 
   /// Gives `items` the secret `value` by creating each again (see ``SecretServiceConnection/recreate``), for
@@ -213,15 +296,14 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
       guard let path else { throw Self.stillLocked }  // coverage:ignore — the items' collections were unlocked
       created.insert(path)
     }
-    for item in try service.search(credential.attributes, call: call).all where !created.contains(item) {
+    let left = Set(try service.search(credential.attributes, call: call).all)
+    for item in items where !created.contains(item) && left.contains(item) {
       if try !service.delete(item, call: call) { throw Self.stillLocked }  // coverage:ignore — unlocked, as above
     }
   }
 
   private func delete(_ credential: Credential, _ service: Service, _ call: LibSecretCall) throws(CredentialError) {
-    let found = try search(credential.attributes, service, call)
-    try unlock(found.locked, service, call)
-    for item in found.all {
+    for item in try credentialItems(credential, service, call).items {
       // false: the provider asked before deleting, and the prompt was dismissed.
       if try !service.delete(item, call: call) { throw Self.stillLocked }
     }

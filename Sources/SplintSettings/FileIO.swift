@@ -22,6 +22,8 @@ enum FileIOError: Error, Equatable {
   case lockTimeout(path: String, waited: Duration)
   /// `path` could not be used, for `reason`: a sentence that says what to do.
   case failed(path: String, reason: String)
+  /// No file could be made in the directory `path`: the kernel said `code` (EACCES, EPERM, EROFS).
+  case unwritableDirectory(path: String, code: Int32)
 
   init(_ error: FileSystemError) {
     switch error {
@@ -33,16 +35,27 @@ enum FileIOError: Error, Equatable {
 }
 
 extension SystemCallError {
-  /// What happened, with what to do for the common cases.
-  var reason: String {
-    let remedy =
-      switch code {
-      case EROFS: "; the file system is read-only: point the store at a writable file with SettingsStore(fileURL:)"
-      case ENOSPC, EDQUOT: "; the disk is full: free some space and try again"
-      case EACCES, EPERM: "; permission denied: check the owner and mode of \(path)"
-      default: ""
-      }
-    return message + remedy
+  /// What happened, in words, to the settings file `file` (whose path the error names already: it is left out) or to
+  /// another path on the way: "this user may not open it (Permission denied)", "write failed: No space left on
+  /// device".
+  func reason(settingsFile file: String) -> String {
+    let cause = String(cString: strerror(code))
+    let subject = path == file ? nil : path
+    switch code {
+    case EACCES, EPERM: return "this user may not \(operation) \(subject ?? "it") (\(cause))"
+    case EROFS: return "\(subject.map { "the file system of " + $0 } ?? "its file system") is read-only"
+    default: return "\(operation)\(subject.map { " " + $0 } ?? "") failed: \(cause)"
+    }
+  }
+
+  /// What to do, for the common causes.
+  var remedy: String? {
+    switch code {
+    case EROFS: "Point the store at a file on a writable file system (SettingsStore(fileURL:))."
+    case ENOSPC, EDQUOT: "Free some space on the disk, then try again."
+    case EACCES, EPERM: "Check the owner and mode of \(path) (a settings file belongs to its user, mode 0600)."
+    default: nil
+    }
   }
 }
 
@@ -220,11 +233,11 @@ enum FileIO {
   ///   or to a group it is not in. (Whether this process may write the file at all is checked as it is opened:
   ///   replacing it would only need the directory, but a file one may not write is not one's to replace.)
   static func replacementOwnership(
-    of file: OpenedFile?, in location: SettingsLocation
+    of file: OpenedFile?, in location: SettingsLocation, newFileMode: mode_t = 0o600
   ) throws(FileIOError) -> Ownership {
     guard let file else {
       let owner = OwnershipRules.creationOwner(in: location.end.directoryStatus)
-      return Ownership(user: owner?.user ?? geteuid(), group: owner?.group ?? getegid(), mode: 0o600)
+      return Ownership(user: owner?.user ?? geteuid(), group: owner?.group ?? getegid(), mode: newFileMode)
     }
     let path = location.path
     let ownership = Ownership(user: file.status.st_uid, group: file.status.st_gid, mode: file.status.st_mode & 0o7777)
@@ -254,8 +267,14 @@ enum FileIO {
     _ name: String, in location: SettingsLocation, _ flags: Int32, ownership: Ownership
   ) throws(FileIOError) -> Descriptor {
     let (directory, path) = (location.end.directory, location.path)
-    let file = try attempt { () throws(FileSystemError) in
-      try directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
+    let file: Descriptor
+    do throws(FileIOError) {
+      file = try attempt { () throws(FileSystemError) in
+        try directory.open(name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, path: path)
+      }
+    } catch .system(let error) where [EACCES, EPERM, EROFS].contains(error.code) {
+      // The directory's fault, not the file's: it may not have files made in it.
+      throw .unwritableDirectory(path: self.directory(of: path), code: error.code)
     }
     var made = false
     defer { if !made { try? directory.unlink(name, path: path) } }
@@ -422,6 +441,65 @@ enum FileIO {
     }
   }
 
+  // MARK: - Fleet followers
+
+  /// Takes the follower lock of a fleet copy, `<copy>.follower` beside it, if no other process holds it: made if
+  /// missing (with `mode`, in the copy's directory, made with `directoryMode` if missing), and otherwise used only if
+  /// it is a regular file with one link of this process's user (as the settings lock is). Nil while another holds
+  /// it. The lock is held for as long as the descriptor is: a follower keeps it for its life, and the kernel drops
+  /// it when the follower dies; the descriptor is open for writing, so that its closing tells watchers
+  /// (`IN_CLOSE_WRITE`).
+  static func takeFollowerLock(
+    ofCopy path: String, mode: mode_t, directoryMode: mode_t
+  ) throws(FileIOError) -> Descriptor? {
+    let location = try locateMakingDirectory(path, mode: directoryMode)
+    let owner = Ownership(user: geteuid(), group: getegid(), mode: mode)
+    let lock = try openLock(location.end.name + followerLockSuffix, in: location, owner: owner)
+    let taken = try attempt { () throws(FileSystemError) in
+      try lock.descriptor.lockIfFree(LOCK_EX, path: location.path + followerLockSuffix)
+    }
+    return taken ? lock.descriptor : nil
+  }
+
+  /// Makes the file at `path`, and its name in its directory, durable: what a write without `sync` left to later.
+  static func sync(_ path: String) throws(FileIOError) {
+    let location = try locate(path)
+    guard let file = try open(location) else { return }
+    try attempt { () throws(FileSystemError) in
+      try file.descriptor.sync(path: path)
+      try location.end.directory.reopen(O_RDONLY | O_DIRECTORY, path: location.end.directoryPath).sync(
+        path: location.end.directoryPath)
+    }
+  }
+
+  /// The name a fleet copy's follower lock has beside the copy.
+  static let followerLockSuffix = ".follower"
+
+  /// Locates `path` as a writer does, but makes its directory, when missing, with `mode` rather than 0700 (a
+  /// system copy's directory is for every user to read).
+  static func locateMakingDirectory(_ path: String, mode: mode_t) throws(FileIOError) -> SettingsLocation {
+    let directory = directory(of: path)
+    let parent = try locate(directory, makingDirectories: true)
+    if parent.end.file == nil {
+      try attempt { () throws(FileSystemError) in
+        try parent.end.directory.makeDirectory(parent.end.name, mode: mode, path: directory)
+      }
+    }
+    return try locate(path, makingDirectories: true)
+  }
+
+  /// Whether a process holds the follower lock at `path` now: false when there is no such lock file, or it is not a
+  /// regular file (nothing is opened that could wait or act), or it is free. Takes a shared lock for a moment to
+  /// find out, which a follower waiting for the lock rides out.
+  static func isFollowed(_ path: String) -> Bool {
+    let raw = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard raw >= 0 else { return false }
+    let file = Descriptor(taking: raw)
+    guard let status = try? file.status(path: path), status.st_mode & S_IFMT == S_IFREG else { return false }
+    guard let free = try? file.lockIfFree(LOCK_SH, path: path) else { return false }
+    return !free
+  }
+
   // MARK: - Paths
 
   /// The directory `path` is in: `/a/b` for `/a/b/c`, `/` for `/a`, and `""` for a bare name. Purely lexical, as
@@ -466,6 +544,44 @@ enum FileIO {
     }
     names.append(resolved.isEmpty ? "/" : resolved)
     return names
+  }
+
+  /// `path` made absolute (below the current directory when it is relative) and without `.`, `..`, repeated or
+  /// trailing slashes, as `URL(fileURLWithPath:).standardizedFileURL.path` makes it, without Foundation: names only,
+  /// no link is followed.
+  /// Byte by byte, which the compiler specializes: Substring's split and join cost a walk of every conformance in the
+  /// binary the first time a process uses them.
+  static func standardized(_ path: String) -> String {
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    var bytes = Array(path.utf8)
+    if bytes.first != slash { bytes = Array(currentDirectory().utf8) + [slash] + bytes }
+    var result: [UInt8] = []
+    var starts: [Int] = []  // where each component in `result` begins (its slash)
+    var start = 0
+    while start < bytes.count {
+      var end = start
+      while end < bytes.count && bytes[end] != slash { end += 1 }
+      switch end - start {
+      case 0: break  // a repeated slash
+      case 1 where bytes[start] == dot: break
+      case 2 where bytes[start] == dot && bytes[start + 1] == dot:
+        if let last = starts.popLast() { result.removeLast(result.count - last) }
+      default:
+        starts.append(result.count)
+        result.append(slash)
+        result.append(contentsOf: bytes[start..<end])
+      }
+      start = end + 1
+    }
+    return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
+  }
+
+  /// The current directory's path, as getcwd(3) gives it ("/" when it cannot: the directory is gone).
+  private static func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }  // coverage:ignore — a removed current directory
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// One name for the file at `path` however it is reached, for telling two paths of one file apart in this process:

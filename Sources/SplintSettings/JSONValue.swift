@@ -86,14 +86,14 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   /// The value as compact JSON text.
   public var description: String {
     var output: [UInt8] = []
-    write(to: &output, indentation: nil)
+    write(to: &output, format: .compact)
     return String(decoding: output, as: UTF8.self)
   }
 
   /// The value as JSON text, indented by two spaces a level.
   public var prettyDescription: String {
     var output: [UInt8] = []
-    write(to: &output, indentation: 0)
+    write(to: &output, format: .pretty)
     return String(decoding: output, as: UTF8.self)
   }
 
@@ -121,9 +121,9 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
   // MARK: - Writing
 
-  /// Appends the value as UTF-8 JSON. With an indentation level, objects and arrays take one line per element,
-  /// indented two spaces deeper than `indentation`; without one, the text is compact.
-  func write(to output: inout [UInt8], indentation: Int?) {
+  /// Appends the value as UTF-8 JSON, laid out as `format` says; `indent` is what the line the value starts on is
+  /// indented by, which the lines of its elements add a level to.
+  func write(to output: inout [UInt8], format: JSONFormat, indent: [UInt8] = []) {
     switch self {
     case .null: output.append(contentsOf: "null".utf8)
     case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -132,35 +132,36 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case .string(let text): Self.writeString(text, to: &output)
     case .array(let elements):
       Self.writeContainer(
-        elements.map { (key: String?.none, value: $0) }, open: "[", close: "]", to: &output, indentation: indentation)
+        elements.map { (key: String?.none, value: $0) }, open: UInt8(ascii: "["), close: UInt8(ascii: "]"), to: &output,
+        format: format,
+        indent: indent)
     case .object(let members):
       Self.writeContainer(
         members.sorted { $0.key < $1.key }.map { (key: String?.some($0.key.text), value: $0.value) },
-        open: "{", close: "}", to: &output, indentation: indentation)
+        open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), to: &output, format: format, indent: indent)
     }
   }
 
   private static func writeContainer(
-    _ elements: [(key: String?, value: JSONValue)], open: Character, close: Character, to output: inout [UInt8],
-    indentation: Int?
+    _ elements: [(key: String?, value: JSONValue)], open: UInt8, close: UInt8, to output: inout [UInt8],
+    format: JSONFormat, indent: [UInt8]
   ) {
-    output.append(contentsOf: String(open).utf8)
+    output.append(open)
+    let inner = format.unit.map { indent + $0 } ?? indent
     for (index, element) in elements.enumerated() {
-      if index > 0 { output.append(UInt8(ascii: ",")) }
-      if let indentation { newline(indentation + 2, &output) }
+      if index > 0 {
+        output.append(UInt8(ascii: ","))
+        if format.unit == nil { output += format.space }
+      }
+      if format.unit != nil { output += format.newline + inner }
       if let key = element.key {
         writeString(key, to: &output)
-        output.append(contentsOf: (indentation == nil ? ":" : ": ").utf8)
+        output += format.colon
       }
-      element.value.write(to: &output, indentation: indentation.map { $0 + 2 })
+      element.value.write(to: &output, format: format, indent: inner)
     }
-    if let indentation, !elements.isEmpty { newline(indentation, &output) }
-    output.append(contentsOf: String(close).utf8)
-  }
-
-  private static func newline(_ indentation: Int, _ output: inout [UInt8]) {
-    output.append(UInt8(ascii: "\n"))
-    output += repeatElement(UInt8(ascii: " "), count: indentation)
+    if format.unit != nil, !elements.isEmpty { output += format.newline + indent }
+    output.append(close)
   }
 
   /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
@@ -182,6 +183,24 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
     output.append(UInt8(ascii: "\""))
   }
+}
+
+/// How JSON text is laid out: compact, or one element a line, indented by a unit a level; what follows a colon, and
+/// (compact) a comma; how lines end.
+struct JSONFormat: Sendable, Equatable {
+  /// What each level indents by (`"  "`, `"    "`, a tab), or nil for compact text on one line.
+  var unit: [UInt8]?
+  /// What ends a line: `\n`, or `\r\n` in a file written so.
+  var newline: [UInt8] = [0x0A]
+  /// What follows a key: its colon and the spaces around it (`": "`, `":"`).
+  var colon: [UInt8]
+  /// What follows a comma in compact text (`" "` or nothing).
+  var space: [UInt8] = []
+
+  /// On one line, with no spaces: `{"a":[1,2]}`.
+  static let compact = JSONFormat(unit: nil, colon: Array(":".utf8))
+  /// One element a line, two spaces a level, `": "` after keys.
+  static let pretty = JSONFormat(unit: Array("  ".utf8), colon: Array(": ".utf8))
 }
 
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

@@ -43,18 +43,23 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
 
   private struct State {
     var value: Value
-    /// Each layer's latest value for the key (the user's file first, then the system files in order), with the
-    /// version of the file's snapshot it came from: an older change of a file arriving late is ignored. Versions
-    /// of different files are not compared.
+    /// Each layer's latest value for the key (the user's file first, then the fleet's copies and the system files
+    /// in order), with the version of the file's snapshot it came from: an older change of a file arriving late is
+    /// ignored. Versions of different files are not compared.
     var layers: [(version: UInt64, json: JSONValue?)]
     var nextStream: UInt64 = 0
     var streams: [UInt64: AsyncStream<Value>.Continuation] = [:]
+    /// Whether this setting told the store that the stored value does not decode, and has not said since that it does.
+    var undecodable = false
   }
 
   private let state: Mutex<State>
   private let registrar = ObservationRegistrar()
-  /// The observer's identifier in each layer's file.
+  /// The files the key is read from, first wins, and the observer's identifier in each.
+  private let files: [SettingsFile]
   private let observers: [UInt64]
+  /// The observer's identifier in each fleet copy, for what the copy enforces (see ``SettingsStore/fleetCopyURLs``).
+  private let enforcementObservers: [UInt64]
   /// Whether the file is known to be watched, so that a read need not ask it: one load of this setting's own
   /// memory, where asking the store's file would cost retains of both (a read's time would double).
   private let watching = Atomic(false)
@@ -73,19 +78,30 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     self.defaultValue = defaultValue
     self.store = store
     valuePath = \Setting<Value>.value
-    let files = [store.file] + store.systemFiles
+    let files = [store.file] + store.lowerLayers(for: key)
+    self.files = files
     state = Mutex(State(value: defaultValue, layers: Array(repeating: (0, nil), count: files.count)))
     observers = files.map { $0.makeObserverID() }
+    let copies = key.hasPrefix("$") ? [] : store.fleetLayers.map(\.file)
+    enforcementObservers = copies.map { $0.makeObserverID() }
     for (layer, file) in files.enumerated() {
       let (version, json) = file.observe(key, id: observers[layer], watching: false) { [weak self] version, json in
         self?.apply(json, version: version, layer: layer)
       }
       apply(json, version: version, layer: layer)
     }
+    // A copy that starts or stops enforcing the key changes which layer's value is read.
+    for (copy, id) in zip(copies, enforcementObservers) {
+      _ = copy.observe(FleetCopy.enforcedKey, id: id, watching: false) { [weak self] _, _ in self?.resolve() }
+    }
+    if !copies.isEmpty { resolve() }
   }
 
   deinit {
-    for (file, id) in zip([store.file] + store.systemFiles, observers) { file.removeObserver(key, id: id) }
+    for (file, id) in zip(files, observers) { file.removeObserver(key, id: id) }
+    for (copy, id) in zip(store.fleetLayers.map(\.file), enforcementObservers) {
+      copy.removeObserver(FleetCopy.enforcedKey, id: id)
+    }
     state.withLock { state in
       for stream in state.streams.values { stream.finish() }
     }
@@ -112,16 +128,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   ///   is not JSON: fix it, or start over with ``SettingsStore/resetAll()``), or
   ///   ``SettingsError/writeFailed(_:reason:)``. The value and the file stay as they were.
   public func save(_ newValue: Value) throws(SettingsError) {
-    let json: JSONValue?
-    do {
-      json = try newValue.storedJSON()
-    } catch {
-      let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
-      store.file.report(failure)
-      throw failure
-    }
-    guard let json else { return try store.removeValue(forKey: key) }
-    try store.set(json, forKey: key)
+    try store.save(newValue, forKey: key)
   }
 
   /// Removes the key from the user's file, so that every `Setting` on it reads the store's system value, or else its
@@ -162,32 +169,58 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     return stream
   }
 
-  /// Takes the key's value in `layer` from that file's snapshot `version`, and resolves the value anew: the first
-  /// layer's that holds the key, decoded, else the default. An undecodable value is reported and leaves the current
-  /// value as it is.
+  /// Takes the key's value in `layer` from that file's snapshot `version`, and resolves the value anew (see
+  /// ``resolve(_:)``).
   private func apply(_ json: JSONValue?, version: UInt64, layer: Int) {
-    let outcome = state.withLock { state -> Result<Bool, SettingsError> in
-      guard version > state.layers[layer].version else { return .success(false) }
+    resolve { state in
+      guard version > state.layers[layer].version else { return false }
       state.layers[layer] = (version, json)
+      return true
+    }
+  }
+
+  /// Resolves the value anew, after `change` (when it returns true): the fleet's value when a copy enforces the key
+  /// (read from the copy's memory now, so that a copy's change of a value and of what it enforces are seen
+  /// together), else the first layer's that holds the key, decoded, else the default. An undecodable value is
+  /// reported (through the store's errors, which hear it until it decodes again) and leaves the current value as it
+  /// is.
+  private func resolve(_ change: (inout State) -> Bool = { _ in true }) {
+    let enforced = store.enforcedValue(forKey: key)?.value
+    let outcome = state.withLock { state -> ApplyOutcome in
+      guard change(&state) else { return .decoded(changed: false, again: false) }
       var decoded = defaultValue
-      if let json = state.layers.lazy.compactMap(\.json).first {
+      if let json = enforced ?? state.layers.lazy.compactMap(\.json).first {
         do {
           decoded = try Value(jsonValue: json)
         } catch {
-          return .failure(.undecodableValue(key: key, expected: "\(Value.self)", reason: "\(error)"))
+          state.undecodable = true
+          return .undecodable("\(error)")
         }
       }
+      let again = state.undecodable
+      state.undecodable = false
       let changed = state.value != decoded
       // Taken even when equal, so that the value is exactly what is stored (-0.0 is equal to 0.0, but not the same).
       state.value = decoded
-      guard changed else { return .success(false) }
-      for stream in state.streams.values { stream.yield(decoded) }
-      return .success(true)
+      if changed {
+        for stream in state.streams.values { stream.yield(decoded) }
+      }
+      return .decoded(changed: changed, again: again)
     }
     switch outcome {
-    case .success(true): registrar.withMutation(of: self, keyPath: valuePath) {}
-    case .success(false): break
-    case .failure(let error): store.file.report(error)
+    case .decoded(let changed, let again):
+      if again { store.file.valueDecodes(key: key, expected: "\(Value.self)") }
+      if changed { registrar.withMutation(of: self, keyPath: valuePath) {} }
+    case .undecodable(let reason):
+      store.file.reportUndecodable(key: key, expected: "\(Value.self)", reason: reason)
     }
   }
+}
+
+/// What applying a file's change did to a ``Setting``'s value.
+private enum ApplyOutcome {
+  /// The value decodes: whether it changed, and whether it decodes again after it did not.
+  case decoded(changed: Bool, again: Bool)
+  /// The stored value does not decode, for this reason.
+  case undecodable(String)
 }

@@ -392,8 +392,18 @@ extension SettingValue where Self: RawRepresentable & Codable, RawValue: Setting
 extension RawRepresentable where RawValue: SettingValue {
   fileprivate init(rawJSON: JSONValue) throws {
     guard let value = Self(rawValue: try RawValue(jsonValue: rawJSON)) else {
-      throw SettingValueError.mismatch("a raw value of \(Self.self)", rawJSON)
+      guard let iterable = Self.self as? any CaseIterable.Type else {
+        throw SettingValueError.mismatch(
+          "a raw value of \(Self.self) (declare it CaseIterable to have them listed here)", rawJSON)
+      }
+      let values = Self.rawValues(of: iterable).map(\.description).joined(separator: ", ")
+      throw SettingValueError.mismatch("one of \(values) (the raw values of \(Self.self))", rawJSON)
     }
     self = value
+  }
+
+  /// The raw values of every case, in order, as JSON.
+  private static func rawValues<Cases: CaseIterable>(of type: Cases.Type) -> [JSONValue] {
+    type.allCases.compactMap { ($0 as? Self).flatMap { try? $0.rawValue.jsonValue() } }
   }
 }

@@ -1,5 +1,7 @@
-/// The content of a settings file: a JSON object whose members keep their order and, until changed, their exact
-/// text, so that writing the file back changes only the keys that were set.
+/// The content of a settings file: a JSON object (with comments, as VS Code's `settings.json` may have) whose
+/// members keep their order and, until changed, their exact text, so that writing the file back changes only the
+/// members that were set, and keeps every comment, blank line and the file's own indentation (see
+/// `SettingsLayout`).
 ///
 /// The member ``versionKey`` records the settings' schema version (see `SettingsMigration`): it is not a setting,
 /// so ``keys`` and ``values`` leave it out, and only ``schemaVersion`` reads and sets it.
@@ -8,25 +10,48 @@ struct SettingsDocument: Sendable, Equatable {
   static let versionKey = "$version"
   private static let reservedKey = JSONKey(versionKey)
 
-  private struct Member: Sendable, Equatable {
+  struct Member: Sendable, Equatable {
     let key: JSONKey
     var value: JSONValue
-    /// The member's value exactly as the file held it; nil once the value is set here.
+    /// The member's index among the file's members in ``source``; nil for a member added here.
+    var origin: Int?
+    /// Whether the value is still the file's own text (nothing set it since it was read).
+    var keepsText = true
+    /// What to write for the value instead of its JSON: a number with more digits than a `Double` keeps.
     var text: String?
   }
 
-  private var members: [Member] = []
+  private(set) var members: [Member] = []
   private var positions: [JSONKey: Int] = [:]
+  /// The text the document was read from, with where its members are; nil for a document made here.
+  private(set) var source: Source?
+
+  /// A file's text and where its object and members are in it.
+  struct Source: Sendable, Equatable {
+    let bytes: [UInt8]
+    /// The offsets of the object's braces; nil when the file holds none (it is blank, or comments only).
+    let braces: Braces?
+    let spans: [JSONParser.MemberSpan]
+  }
+
+  struct Braces: Sendable, Equatable {
+    let open: Int
+    let close: Int
+  }
 
   /// An empty document.
   init() {}
 
-  /// Parses a settings file's bytes.
+  /// Parses a settings file's bytes: JSON with comments and trailing commas.
   init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
-    for (key, value, text) in try JSONParser.members(from: bytes) {
+    let object = try JSONParser.settingsObject(from: bytes)
+    for (origin, (key, value, _)) in object.members.enumerated() {
       positions[JSONKey(key)] = members.count
-      members.append(Member(key: JSONKey(key), value: value, text: text))
+      members.append(Member(key: JSONKey(key), value: value, origin: origin))
     }
+    source = Source(
+      bytes: bytes, braces: object.braces.map { Braces(open: $0.open, close: $0.close) },
+      spans: object.members.map(\.span))
   }
 
   /// The keys in file order, but for the reserved ``versionKey``.
@@ -62,18 +87,22 @@ struct SettingsDocument: Sendable, Equatable {
     "its \"\(versionKey)\" is \(value?.description ?? "absent"), not a version number"
   }
 
-  /// A key's value; setting nil removes the key. A new key goes last. Keys are the same only when their Unicode
-  /// scalars are (see ``JSONKey``).
+  /// A key's value; setting nil removes the key (with the comments that belong to it). A new key goes last. Setting
+  /// the value a key has already changes nothing, so that its text stays as it is. Keys are the same only when their
+  /// Unicode scalars are (see ``JSONKey``).
   subscript(text: String) -> JSONValue? {
     get { positions[JSONKey(text)].map { members[$0].value } }
     set {
       let key = JSONKey(text)
       switch (positions[key], newValue) {
       case (let position?, let value?):
-        members[position] = Member(key: key, value: value, text: nil)
+        guard !Self.isSame(members[position].value, value) || members[position].text != nil else { return }
+        members[position].value = value
+        members[position].keepsText = false
+        members[position].text = nil
       case (nil, let value?):
         positions[key] = members.count
-        members.append(Member(key: key, value: value, text: nil))
+        members.append(Member(key: key, value: value, keepsText: false))
       case (let position?, nil):
         members.remove(at: position)
         positions[key] = nil
@@ -84,28 +113,34 @@ struct SettingsDocument: Sendable, Equatable {
     }
   }
 
+  /// Whether two values are the same JSON, written the same way: equal, and not 0 and -0 (which are equal).
+  private static func isSame(_ first: JSONValue, _ second: JSONValue) -> Bool {
+    first == second && first.description == second.description
+  }
+
   /// Sets `key` to `value`, to be written as `text` (JSON that reads as `value`, such as a number with more digits
   /// than a `Double` keeps) rather than as the value's own JSON.
   mutating func set(_ value: JSONValue, writtenAs text: String, forKey key: String) {
     self[key] = value
-    if let position = positions[JSONKey(key)] { members[position].text = text }
+    if let position = positions[JSONKey(key)] {
+      members[position].keepsText = false
+      members[position].text = text
+    }
   }
 
-  /// The file's text: one member a line, unchanged values as they were, new ones indented two spaces a level.
+  /// The exact text the file holds for `key`'s value (comments inside it too), or the text it is to be written as
+  /// (see ``set(_:writtenAs:forKey:)``); nil for a key that is not there, or whose value was set here otherwise.
+  func storedText(forKey key: String) -> Substring? {
+    guard let position = positions[JSONKey(key)] else { return nil }
+    if let text = members[position].text { return Substring(text) }
+    guard members[position].keepsText, let origin = members[position].origin, let source else { return nil }
+    let span = source.spans[origin]
+    return Substring(decoding: source.bytes[span.valueStart..<span.valueEnd], as: UTF8.self)
+  }
+
+  /// The file's text: the text read, with only the members set, added or removed here changed, in the file's own
+  /// layout (see `SettingsLayout`); for a document made here, one member a line, indented two spaces a level.
   func rendered() -> [UInt8] {
-    guard !members.isEmpty else { return Array("{}\n".utf8) }
-    var output: [UInt8] = [UInt8(ascii: "{")]
-    for (index, member) in members.enumerated() {
-      output.append(contentsOf: (index == 0 ? "\n  " : ",\n  ").utf8)
-      JSONValue.writeString(member.key.text, to: &output)
-      output.append(contentsOf: ": ".utf8)
-      if let text = member.text {
-        output.append(contentsOf: text.utf8)
-      } else {
-        member.value.write(to: &output, indentation: 2)
-      }
-    }
-    output.append(contentsOf: "\n}\n".utf8)
-    return output
+    SettingsLayout.render(self)
   }
 }

@@ -13,6 +13,9 @@
 ///
 /// A struct rather than an enum, so that a new situation can come in a minor release without breaking anyone's
 /// `switch`: compare an error's ``code`` with ``Code``'s (`error.code == .corruptFile`), and keep a `default`.
+///
+/// Each error says what happened in ``summary`` (one sentence) and what to do in ``remedy``; ``description`` is
+/// both on one line, for logs. (A new situation is a case of `Situation`, a ``Code``, and its words in one switch.)
 public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The situations there are now, for this package's own exhaustive switches (such as `splintctl`'s exit
   /// statuses). Users see ``code``, which can grow.
@@ -25,7 +28,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case unreadableSystemFile(URL, reason: String)
     case undecodableValue(key: String, expected: String, reason: String)
     case unencodableValue(key: String, reason: String)
-    case writeFailed(URL, reason: String)
+    /// With what to do for the cause, if there is more to say than the reason does.
+    case writeFailed(URL, reason: String, remedy: String?)
     case notARegularFile(URL, kind: String)
     case invalidJSON(reason: String)
     case invalidSuiteName(String)
@@ -37,6 +41,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case fileTooLarge(URL, size: Int64, limit: Int)
     case lockTimeout(URL, lockFile: URL, waited: Duration)
     case watchedByPolling(URL, interval: Duration, reason: String)
+    case enforcedByFleet(key: String, copy: URL)
+    case fleetUnreachable(URL, since: Date, reason: String)
+    case noFleetFollower(URL, since: Date?)
+    case untrustedFleetCopy(URL, reason: String)
   }
 
   /// The situation, with its details.
@@ -83,6 +91,14 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let lockTimeout = Code("lockTimeout")
     /// See ``SettingsError/watchedByPolling(_:interval:reason:)``.
     public static let watchedByPolling = Code("watchedByPolling")
+    /// See ``SettingsError/enforcedByFleet(key:copy:)``.
+    public static let enforcedByFleet = Code("enforcedByFleet")
+    /// See ``SettingsError/fleetUnreachable(_:since:reason:)``.
+    public static let fleetUnreachable = Code("fleetUnreachable")
+    /// See ``SettingsError/noFleetFollower(_:since:)``.
+    public static let noFleetFollower = Code("noFleetFollower")
+    /// See ``SettingsError/untrustedFleetCopy(_:reason:)``.
+    public static let untrustedFleetCopy = Code("untrustedFleetCopy")
   }
 
   /// Which kind of failure this is.
@@ -104,6 +120,10 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .fileTooLarge: .fileTooLarge
     case .lockTimeout: .lockTimeout
     case .watchedByPolling: .watchedByPolling
+    case .enforcedByFleet: .enforcedByFleet
+    case .fleetUnreachable: .fleetUnreachable
+    case .noFleetFollower: .noFleetFollower
+    case .untrustedFleetCopy: .untrustedFleetCopy
     }
   }
 
@@ -111,10 +131,11 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   public var url: URL? {
     switch situation {
     case .corruptFile(let url, _), .unreadableFile(let url, _), .corruptSystemFile(let url, _),
-      .unreadableSystemFile(let url, _), .writeFailed(let url, _), .notARegularFile(let url, _),
+      .unreadableSystemFile(let url, _), .writeFailed(let url, _, _), .notARegularFile(let url, _),
       .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _),
       .unsafePath(let url, _), .fileTooLarge(let url, _, _), .lockTimeout(let url, _, _),
-      .watchedByPolling(let url, _, _):
+      .watchedByPolling(let url, _, _), .enforcedByFleet(_, let url), .fleetUnreachable(let url, _, _),
+      .noFleetFollower(let url, _), .untrustedFleetCopy(let url, _):
       url
     case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
@@ -124,11 +145,12 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// The key the error is about, if it is about one.
   public var key: String? {
     switch situation {
-    case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key):
+    case .undecodableValue(let key, _, _), .unencodableValue(let key, _), .reservedKey(let key),
+      .enforcedByFleet(let key, _):
       key
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .writeFailed, .notARegularFile,
       .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch, .unsafePath, .fileTooLarge,
-      .lockTimeout, .watchedByPolling:
+      .lockTimeout, .watchedByPolling, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy:
       nil
     }
   }
@@ -172,7 +194,12 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
 
   /// Writing the settings file failed. The file and the values in memory are as they were.
   public static func writeFailed(_ url: URL, reason: String) -> SettingsError {
-    SettingsError(.writeFailed(url, reason: reason))
+    SettingsError(.writeFailed(url, reason: reason, remedy: nil))
+  }
+
+  /// ``writeFailed(_:reason:)``, with what to do about its cause (a full disk, a read-only directory).
+  package static func writeFailed(_ url: URL, reason: String, remedy: String?) -> SettingsError {
+    SettingsError(.writeFailed(url, reason: reason, remedy: remedy))
   }
 
   /// The settings file (after following symlinks) is not a regular file but `kind`: a directory, a FIFO, a socket
@@ -242,106 +269,205 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     SettingsError(.watchedByPolling(url, interval: interval, reason: reason))
   }
 
-  /// What happened and what to do, in full sentences.
-  public var description: String {
+  /// `key` is enforced by the fleet (its machine copy, `copy`, marks it so): a local value would not be used, so
+  /// none is written. Change it in the fleet (`splintctl fleet set`, or `etcdctl put`), or have it un-enforced there.
+  public static func enforcedByFleet(key: String, copy: URL) -> SettingsError {
+    SettingsError(.enforcedByFleet(key: key, copy: copy))
+  }
+
+  /// The follower that keeps the fleet copy `url` up to date has not reached its cluster `since` then, for `reason`:
+  /// the copy's values are the last it had, and changes made in the fleet meanwhile have not arrived. They do once
+  /// the follower reaches the cluster again, which it keeps trying.
+  public static func fleetUnreachable(_ url: URL, since: Date, reason: String) -> SettingsError {
+    SettingsError(.fleetUnreachable(url, since: since, reason: reason))
+  }
+
+  /// No follower keeps the fleet copy `url` up to date, since the time given when the copy records it: its values
+  /// are the last a follower wrote, and changes made in the fleet do not arrive until one runs again.
+  public static func noFleetFollower(_ url: URL, since: Date?) -> SettingsError {
+    SettingsError(.noFleetFollower(url, since: since))
+  }
+
+  /// The fleet copy `url` marks keys as enforced, but it is not a copy that may enforce anything (`reason` says
+  /// why: its owner, its mode, a directory on its way): its values are used as fleet values, below the user's own,
+  /// and its marks are ignored.
+  public static func untrustedFleetCopy(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.untrustedFleetCopy(url, reason: reason))
+  }
+
+  /// What happened, in a sentence: the first thing to show (`splintctl` prints it on the first line).
+  public var summary: String { words.summary }
+
+  /// What to do about it, in full sentences, and what became of the file and the values meanwhile; nil when there is
+  /// nothing to do.
+  public var remedy: String? { words.remedy }
+
+  /// ``summary`` and ``remedy``, on one line, as a daemon logs it.
+  public var description: String { [summary, remedy].compactMap(\.self).joined(separator: " ") }
+
+  /// Each situation's words: the one place a new situation's go (with its ``Situation`` case and its ``Code``).
+  private var words: (summary: String, remedy: String?) {
     switch situation {
     case .corruptFile(let url, let reason):
-      return """
-        The settings file \(url.path) is not a JSON object (\(reason)), so it is not used, and it is not written \
-        until it is fixed: settings keep what this program last read from it, or their defaults if it read none. \
-        Fix the file, or start over on purpose with `splintctl reset --all` (SettingsStore.resetAll()), which keeps \
-        the bad file beside it as \(url.lastPathComponent).corrupt-<time>.
+      return (
+        "The settings file \(url.path) is not a JSON object (\(reason)).",
         """
+        It is not used, and it is not written until it is fixed: settings keep what this program last read from it, \
+        or their defaults if it read none. Fix the file, or start over on purpose with `splintctl reset --all` \
+        (SettingsStore.resetAll()), which keeps the bad file beside it as \(url.lastPathComponent).corrupt-<time>.
+        """
+      )
     case .unreadableFile(let url, let reason):
-      return """
-        The settings file \(url.path) cannot be read (\(reason)). Settings keep what this program last read from \
-        it, or their defaults if it read none. \
-        Check the file's owner and permissions (it should belong to this user, mode 0600).
+      return (
+        "The settings file \(url.path) cannot be read: \(reason).",
         """
+        Settings keep what this program last read from it, or their defaults if it read none. Check the file's owner \
+        and permissions (it should belong to this user, mode 0600).
+        """
+      )
     case .corruptSystemFile(let url, let reason):
-      return """
-        The system settings file \(url.path) is not a JSON object (\(reason)). It is skipped: its last good \
-        settings stay in use (none, if it never was good), and it is never written. Whoever installed it, an \
-        administrator or a distribution package, should fix it; the user's own settings apply meanwhile.
+      return (
+        "The system settings file \(url.path) is not a JSON object (\(reason)).",
         """
+        It is skipped (its last good settings stay in use, none if it never was good) and never written. Whoever \
+        installed it, an administrator or a distribution package, should fix it; the user's own settings apply \
+        meanwhile.
+        """
+      )
     case .unreadableSystemFile(let url, let reason):
-      return """
-        The system settings file \(url.path) cannot be read (\(reason)). It is skipped: its last good settings \
-        stay in use (none, if it never was read). Its administrator should make it readable by every user (mode \
-        0644, in directories every user may enter).
+      return (
+        "The system settings file \(url.path) cannot be read: \(reason).",
         """
+        It is skipped: its last good settings stay in use (none, if it never was read). Its administrator should \
+        make it readable by every user (mode 0644, in directories every user may enter).
+        """
+      )
     case .undecodableValue(let key, let expected, let reason):
-      return """
-        The stored value of "\(key)" is not \(expected) (\(reason)). It stays in the file untouched and the \
-        setting keeps its current value. Correct it in the file, or assign a new value to replace it.
+      return (
+        "The stored value of \"\(key)\" is not \(expected) (\(reason)).",
         """
+        It stays in the file untouched, and the setting keeps its current value. Correct it in the file, or assign \
+        a new value to replace it.
+        """
+      )
     case .unencodableValue(let key, let reason):
-      return "The value for \"\(key)\" cannot be stored as JSON (\(reason)). Nothing was written."
-    case .writeFailed(let url, let reason):
-      return """
-        Could not write the settings file \(url.path): \(reason). The file and the values in memory are as they \
-        were.
-        """
+      return ("The value for \"\(key)\" cannot be stored as JSON (\(reason)).", "Nothing was written.")
+    case .writeFailed(let url, let reason, let remedy):
+      return (
+        "Could not write the settings file \(url.path): \(reason).",
+        "The file and the values in memory are as they were." + (remedy.map { " " + $0 } ?? "")
+      )
     case .notARegularFile(let url, let kind):
-      return """
-        The settings file \(url.path) is \(kind), not a regular file, so it is neither read nor written, and \
-        nothing on disk was changed. Point the store at a regular file, or remove what is at that path (or \
-        re-point the symlink) so that a new file can be made there.
+      return (
+        "The settings file \(url.path) is \(kind), not a regular file.",
         """
+        It is neither read nor written, and nothing on disk was changed. Point the store at a regular file, or \
+        remove what is at that path (or re-point the symlink) so that a new file can be made there.
+        """
+      )
     case .invalidJSON(let reason):
-      return "The text is not valid JSON: \(reason)."
+      return ("The text is not valid JSON: \(reason).", nil)
     case .invalidSuiteName(let suite):
-      return """
-        "\(suite)" cannot name a settings suite: use a plain directory name such as com.example.app \
-        (not empty, no "/", not "." or "..").
+      return (
+        "\(Self.quoted(suite)) cannot name a settings suite.",
         """
+        Use a plain directory name such as com.example.app: not empty or blank, no "/" and no control characters \
+        such as a newline, not "." or "..".
+        """
+      )
     case .reservedKey(let key):
-      return """
-        "\(key)" is reserved: it records the settings' schema version, which only migrations change. Use another \
-        key. Nothing was written.
-        """
+      return (
+        "\"\(key)\" is reserved: it records the settings' schema version, which only migrations change.",
+        "Use another key. Nothing was written."
+      )
     case .newerVersion(let url, let version, let known):
-      return """
-        The settings file \(url.path) is at version \(version), but this program knows versions up to \(known): a \
-        newer release of it has changed the settings' shape. They are read as they are and not migrated back. \
+      return (
+        "The settings file \(url.path) is at version \(version), and this program knows versions up to \(known).",
+        """
+        A newer release of it has changed the settings' shape; they are read as they are and not migrated back. \
         Update this program, or restore a backup of the settings made for this version.
         """
+      )
     case .migrationFailed(let url, let version, let reason):
-      return """
-        Migrating the settings file \(url.path) to version \(version) failed: \(reason). The file is untouched and \
-        its settings are read as they are; the migration runs again when the program next opens the file. Fix \
-        what the reason names (in the file, or in the migration).
+      return (
+        "Migrating the settings file \(url.path) to version \(version) failed: \(reason).",
         """
+        The file is untouched and its settings are read as they are; the migration runs again when the program \
+        next opens the file. Fix what the reason names (in the file, or in the migration).
+        """
+      )
     case .versionMismatch(let url, let imported, let file):
-      return """
-        The settings to import are at version \(imported), and \(url.path) is at version \(file), so their keys \
-        may not mean the same. Nothing was written. Import them with the program itself, whose migrations can \
-        bring them to its version, or into a file at version \(imported).
+      return (
+        "The settings to import are at version \(imported), and \(url.path) is at version \(file).",
         """
+        Their keys may not mean the same, so nothing was written. Import them with the program itself, whose \
+        migrations can bring them to its version, or into a file at version \(imported).
+        """
+      )
     case .unsafePath(let url, let reason):
-      return "The settings file \(url.path) is not used: \(reason). Nothing was read or written."
+      return (
+        "The settings file \(url.path) is not used: \(reason).",
+        """
+        Nothing was read or written. "Files that belong to someone else" in the SharingAPreference guide has the \
+        rules.
+        """
+      )
     case .fileTooLarge(let url, let size, let limit):
-      return """
-        The settings file \(url.path) holds \(size) bytes, more than the \(limit) a settings file may have here, so \
-        it is not read, and it is left as it is. Make it smaller, or give the store a larger maximumFileSize \
+      return (
+        "The settings file \(url.path) holds \(size) bytes, more than the \(limit) a settings file may have here.",
+        """
+        It is not read, and it is left as it is. Make it smaller, or give the store a larger maximumFileSize \
         (SettingsStore.Options).
         """
+      )
     case .lockTimeout(let url, let lockFile, let waited):
-      return """
-        Could not write the settings file \(url.path): another process holds its lock, \(lockFile.path), and has \
-        for \(waited.secondsText). Nothing was written. Find it with `fuser -v \(lockFile.path)`, or try again later.
+      return (
         """
+        Could not write the settings file \(url.path): another process has held its lock, \(lockFile.path), for \
+        \(waited.secondsText).
+        """,
+        "Nothing was written. Find it with `fuser -v \(lockFile.path)`, or try again later."
+      )
     case .watchedByPolling(let url, let interval, let reason):
-      let remedy =
-        reason.contains("fs.inotify")
-        ? " Raise the limit (`sysctl` it, or a file in /etc/sysctl.d) or end programs that hold many."
-        : ""
-      return """
-        Changes other programs make to the settings file \(url.path) are found by looking at it every \
-        \(interval.secondsText), so they may take that long to arrive: \(reason).\(remedy)
+      return (
         """
+        Changes other programs make to the settings file \(url.path) are found by looking at it every \
+        \(interval.secondsText), so they may take that long to arrive: \(reason).
+        """,
+        reason.contains("fs.inotify")
+          ? "Raise the limit (`sysctl` it, or a file in /etc/sysctl.d) or end programs that hold many." : nil
+      )
+    case .enforcedByFleet(let key, let copy):
+      return (
+        "\"\(key)\" is enforced by the fleet (\(copy.path)), so a value set here would not be used.",
+        """
+        Nothing was written. Change it in the fleet with `splintctl fleet set`, or ask its operators to stop \
+        enforcing it.
+        """
+      )
+    case .fleetUnreachable(let url, let since, let reason):
+      return (
+        "The fleet's settings in \(url.path) are those of \(since.timestampText): its cluster is lost (\(reason)).",
+        "They stay in use, and changes arrive once the follower reaches the cluster again; check the cluster, or `splintctl fleet status`."
+      )
+    case .noFleetFollower(let url, let since):
+      return (
+        "No follower keeps the fleet's settings in \(url.path) up to date\(since.map { " since \($0.timestampText)" } ?? "").",
+        "They are the last it wrote. Start one: `systemctl start splint-fleet`, or `splintctl fleet follow`."
+      )
+    case .untrustedFleetCopy(let url, let reason):
+      return (
+        "The fleet copy \(url.path) marks keys as enforced, but only a system copy may (\(reason)).",
+        """
+        Its values are used below the user's own, and nothing is enforced. "Enforced keys" in the SettingsForAFleet \
+        guide says which copies may.
+        """
+      )
     }
   }
+
+  /// `text` in quotes, with a newline or another control character in it shown escaped, as JSON writes it.
+  private static func quoted(_ text: String) -> String { JSONValue.string(text).description }
 }
 
 extension Duration {
@@ -350,5 +476,15 @@ extension Duration {
     let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
     if seconds == 1 { return "1 second" }
     return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
+  }
+}
+
+extension Date {
+  /// The time in UTC, to the second, as a log line would show it: "2026-11-26 08:15:02 UTC".
+  package var timestampText: String {
+    let text = formatted(
+      .iso8601.year().month().day().dateSeparator(.dash).dateTimeSeparator(.space)
+        .time(includingFractionalSeconds: false).timeSeparator(.colon))
+    return (text.hasSuffix("Z") ? String(text.dropLast()) : text) + " UTC"
   }
 }

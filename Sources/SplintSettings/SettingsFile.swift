@@ -24,9 +24,11 @@ final class SettingsFile: WatchedFile {
   /// nil when the key is gone.
   typealias Observer = @Sendable (_ version: UInt64, _ value: JSONValue?) -> Void
 
-  let url: URL
   /// The path as given; it may be a symlink, which writes follow.
   let path: String
+  /// The file's URL, made when asked (for messages and `SettingsStore.fileURL`): Foundation's URL costs a command
+  /// that reads one key a fifth of its instructions the first time it is made in a process.
+  var url: URL { URL(fileURLWithPath: path) }
   /// Whether writes are made durable with fsync (always, but for the benchmark that measures what that costs).
   let syncsToDisk: Bool
   /// What the instance is registered under (see ``shared(for:syncsToDisk:asSystemLayer:options:)``).
@@ -108,6 +110,15 @@ final class SettingsFile: WatchedFile {
     /// Why changes to the file are found by polling (``SettingsError/watchedByPolling(_:interval:reason:)``), which a
     /// new error stream hears last, while it lasts.
     var polling: SettingsError?
+    /// Stored values that do not decode as a setting on them expects (``SettingsError/undecodableValue(key:expected:reason:)``),
+    /// by key and expected type, which a new error stream hears after the file's problems, until they decode.
+    var undecodable: [Expectation: SettingsError] = [:]
+  }
+
+  /// A key, and the type a setting on it expects.
+  private struct Expectation: Hashable {
+    let key: JSONKey
+    let type: String
   }
 
   /// What to tell observers after a change, once the locks are released.
@@ -143,11 +154,20 @@ final class SettingsFile: WatchedFile {
   static func shared(
     for url: URL, syncsToDisk: Bool = true, asSystemLayer: Bool = false, options: SettingsStore.Options = .init()
   ) -> SettingsFile {
-    let path = url.standardizedFileURL.path
+    shared(
+      forPath: url.standardizedFileURL.path, syncsToDisk: syncsToDisk, asSystemLayer: asSystemLayer, options: options)
+  }
+
+  /// ``shared(for:syncsToDisk:asSystemLayer:options:)`` for the file at `path`, absolute and without `.` or `..`
+  /// (see ``FileIO/standardized(_:)``).
+  static func shared(
+    forPath path: String, syncsToDisk: Bool = true, asSystemLayer: Bool = false,
+    options: SettingsStore.Options = .init()
+  ) -> SettingsFile {
     let key = FileIO.canonicalPath(path)
     let file = registry.withLock { registry in
       if let file = registry[key]?.file { return file }
-      let file = SettingsFile(path: path, url: URL(fileURLWithPath: path), key: key, syncsToDisk: syncsToDisk)
+      let file = SettingsFile(path: path, key: key, syncsToDisk: syncsToDisk)
       registry[key] = WeakFile(file: file)
       return file
     }
@@ -162,9 +182,8 @@ final class SettingsFile: WatchedFile {
   private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
-  private init(path: String, url: URL, key: String, syncsToDisk: Bool) {
+  private init(path: String, key: String, syncsToDisk: Bool) {
     self.path = path
-    self.url = url
     self.key = key
     self.syncsToDisk = syncsToDisk
     io = Mutex(IOState())
@@ -264,6 +283,16 @@ final class SettingsFile: WatchedFile {
     shared.withLock { $0.values[key] }
   }
 
+  /// The version of the content in use: it grows with every change adopted.
+  var snapshotVersion: UInt64 { shared.withLock { $0.version } }
+
+  /// The text the file holds for `key`'s value, as this process last read it (comments inside it too); nil when it
+  /// holds none, or the value was set here since. Not to be called from inside an update's body.
+  func storedText(forKey key: String) -> Substring? {
+    refreshUnlessWatched()
+    return io.withLock { $0.document.storedText(forKey: key) }
+  }
+
   /// The file's current problem (corrupt, unreadable), or nil.
   var problem: SettingsError? {
     refreshUnlessWatched()
@@ -335,7 +364,7 @@ final class SettingsFile: WatchedFile {
       result = try FileIO.read(path, unless: known, limit: maximumFileSize.load(ordering: .relaxed))
     } catch {
       let unreadable = isSystemLayer ? SettingsError.unreadableSystemFile : SettingsError.unreadableFile
-      reportProblem(settingsError(error, otherwise: unreadable), identity: nil, in: &io)
+      reportProblem(settingsError(error) { url, reason, _ in unreadable(url, reason) }, identity: nil, in: &io)
       return nil
     }
     switch result {
@@ -407,8 +436,12 @@ final class SettingsFile: WatchedFile {
   ///   - failed: Converts a failure to write into the caller's error type.
   ///   - repairing: Whether a file that does not parse is set aside and replaced by what `change` makes of no
   ///     settings.
+  ///   - sync: Whether the write is made durable with fsync: the file's own setting unless given (a fleet copy's
+  ///     follower makes its writes durable in batches, see `FleetCopyWriter`).
+  ///   - newFileMode: The mode of a file this write creates.
   func write<T: Sendable, E: Error>(
-    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = false
+    _ change: (inout SettingsDocument) throws(E) -> T, failed: (SettingsError) -> E, repairing: Bool = false,
+    sync: Bool? = nil, newFileMode: mode_t = 0o600
   ) throws(E) -> T {
     let limit = maximumFileSize.load(ordering: .relaxed)
     let timeout = Duration.nanoseconds(lockTimeout.load(ordering: .relaxed))
@@ -418,10 +451,10 @@ final class SettingsFile: WatchedFile {
         // Before anything is made beside it: a link to /dev/null must not get a /dev/null.lock, and a file this
         // process may not write, or could not keep the owner of, must not get a lock its owner cannot open.
         let owner = try FileIO.replacementOwnership(
-          of: FileIO.open(location, checkingWriteAccess: true), in: location)
+          of: FileIO.open(location, checkingWriteAccess: true), in: location, newFileMode: newFileMode)
         return try FileIO.withExclusiveLock(in: location, owner: owner, timeout: timeout) { () throws(FileIOError) in
           let found = try FileIO.open(location, checkingWriteAccess: true)
-          let ownership = try FileIO.replacementOwnership(of: found, in: location)
+          let ownership = try FileIO.replacementOwnership(of: found, in: location, newFileMode: newFileMode)
           var document = SettingsDocument()
           var corrupt: [UInt8]?
           if let found {
@@ -464,12 +497,12 @@ final class SettingsFile: WatchedFile {
             try FileIO.keepCopy(of: corrupt, as: name, in: location, ownership: ownership)
           }
           let identity = try FileIO.replace(
-            in: location, with: document.rendered(), ownership: ownership, sync: syncsToDisk)
+            in: location, with: document.rendered(), ownership: ownership, sync: sync ?? syncsToDisk)
           io.writes += 1
           return .success((result, adopt(document, identity: identity, in: &io)))
         }
       } catch {
-        let failure = settingsError(error, otherwise: SettingsError.writeFailed)
+        let failure = settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
         report(failure)
         return .failure(failed(failure))
       }
@@ -480,9 +513,9 @@ final class SettingsFile: WatchedFile {
     return result
   }
 
-  /// The error to report for `error`: the situation it is, or `otherwise` with its description.
-  private func settingsError(
-    _ error: FileIOError, otherwise: (URL, String) -> SettingsError
+  /// The error to report for `error`: the situation it is, or `otherwise` with its reason and what to do.
+  func settingsError(
+    _ error: FileIOError, otherwise: (URL, String, String?) -> SettingsError
   ) -> SettingsError {
     switch error {
     case .notRegular(let path, let kind):
@@ -490,8 +523,17 @@ final class SettingsFile: WatchedFile {
     case .refused(_, let reason): .unsafePath(url, reason: reason)
     case .tooLarge(_, let size, let limit): .fileTooLarge(url, size: size, limit: limit)
     case .lockTimeout(let path, let waited): .lockTimeout(url, lockFile: URL(fileURLWithPath: path), waited: waited)
-    case .system(let error): otherwise(url, error.reason)
-    case .failed(_, let reason): otherwise(url, reason)
+    case .system(let error): otherwise(url, error.reason(settingsFile: path), error.remedy)
+    case .failed(_, let reason): otherwise(url, reason, nil)
+    case .unwritableDirectory(let directory, EROFS):
+      otherwise(
+        url, "the file system of its directory, \(directory), is read-only",
+        "Point the store at a file on a writable file system (SettingsStore(fileURL:)).")
+    case .unwritableDirectory(let directory, let code):
+      otherwise(
+        url, "its directory \(directory) does not let this user make files in it (\(String(cString: strerror(code))))",
+        "Give this user write access to \(directory) (its owner and mode), or keep the settings in a directory it may write."
+      )
     }
   }
 
@@ -585,6 +627,23 @@ final class SettingsFile: WatchedFile {
     report(error)
   }
 
+  /// Reports that `key`'s stored value does not decode as `expected`, for `reason`: told to every error stream once
+  /// (again only when the value or the reason changes), and to each new stream until ``valueDecodes(key:expected:)``.
+  func reportUndecodable(key: String, expected: String, reason: String) {
+    let error = SettingsError.undecodableValue(key: key, expected: expected, reason: reason)
+    shared.withLock { shared in
+      let expectation = Expectation(key: JSONKey(key), type: expected)
+      guard shared.undecodable[expectation] != error else { return }
+      shared.undecodable[expectation] = error
+      for stream in shared.errorStreams.values { stream.yield(error) }
+    }
+  }
+
+  /// Says that `key`'s stored value decodes as `expected` (again): new error streams no longer hear it did not.
+  func valueDecodes(key: String, expected: String) {
+    shared.withLock { _ = $0.undecodable.removeValue(forKey: Expectation(key: JSONKey(key), type: expected)) }
+  }
+
   /// Sends `error` to every error stream.
   func report(_ error: SettingsError) {
     shared.withLock { shared in
@@ -658,7 +717,10 @@ final class SettingsFile: WatchedFile {
   func tellErrors(to continuation: AsyncStream<SettingsError>.Continuation) -> UInt64 {
     let id = makeObserverID()
     shared.withLock { shared in
-      for problem in [shared.problem, shared.migrationProblem, shared.polling].compactMap(\.self) {
+      let undecodable = shared.undecodable.sorted { ($0.key.key, $0.key.type) < ($1.key.key, $1.key.type) }.map(\.value)
+      for problem in [shared.problem, shared.migrationProblem].compactMap(\.self) + undecodable
+        + [shared.polling].compactMap(\.self)
+      {
         continuation.yield(problem)
       }
       shared.errorStreams[id] = continuation

@@ -34,8 +34,16 @@ import SplintSystemCalls
 /// else its default in code; ``value(forKey:)`` and ``origin(ofKey:)`` say the same. Every write, reset and import
 /// changes the user's file only, and ``keys`` and ``values`` are the user's file's. System files are watched as
 /// the user's is, but never written, and nothing is ever made beside them or in their directories.
+///
+/// Between the two sit the fleet's values, where a machine follows a fleet (SplintFleet's follower keeps a copy of
+/// an etcd cluster's values for the suite on each machine: ``fleetCopyURLs``). They are central defaults: the
+/// user's file overrides them, and they override the system files, except for keys the fleet enforces, which a
+/// system copy places above the user's file (writing one fails with ``SettingsError/enforcedByFleet(key:copy:)``).
+/// The SettingsForAFleet guide has the whole picture.
 public final class SettingsStore: Sendable {
   let file: SettingsFile
+  /// The fleet's copies, first wins; never written by a store.
+  let fleetLayers: [FleetLayer]
   /// The system layers, first wins; never written.
   let systemFiles: [SettingsFile]
 
@@ -43,13 +51,14 @@ public final class SettingsStore: Sendable {
   public static let standard = SettingsStore(suite: ProcessInfo.processInfo.processName)
 
   /// The store for a suite: `$XDG_CONFIG_HOME/<suite>/settings.json`, or `~/.config/<suite>/settings.json` when
-  /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says), with the system-wide
-  /// defaults of ``systemFileURLs(forSuite:)`` below it. A command-line tool and a daemon of the same user share
-  /// settings by naming the same suite.
+  /// `XDG_CONFIG_HOME` is unset or not an absolute path (as the XDG specification says), with the fleet's copies of
+  /// ``fleetCopyURLs(forSuite:)`` and the system-wide defaults of ``systemFileURLs(forSuite:)`` below it. A
+  /// command-line tool and a daemon of the same user share settings by naming the same suite.
   ///
   /// - Parameters:
-  ///   - suite: A directory name such as `com.example.sync`: not empty, no `/`, not `.` or `..`. A name that comes
-  ///     from outside the program (a command-line option) is checked first with ``fileURL(forSuite:)``.
+  ///   - suite: A directory name such as `com.example.sync`: not blank, no `/` and no control character (such as a
+  ///     newline), not `.` or `..`. A name that comes from outside the program (a command-line option) is checked
+  ///     first with ``fileURL(forSuite:)``.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the file is
   ///     brought to the newest before this returns (see ``SettingsMigration``).
   ///   - options: Limits on what the store reads and how long it waits (see ``Options``).
@@ -57,7 +66,7 @@ public final class SettingsStore: Sendable {
     do {
       self.init(
         fileURL: try Self.fileURL(forSuite: suite), systemFiles: try Self.systemFileURLs(forSuite: suite),
-        migrations: migrations, options: options)
+        fleetCopies: try Self.fleetCopyURLs(forSuite: suite), migrations: migrations, options: options)
     } catch {
       preconditionFailure(error.description)  // coverage:ignore — a trapping process writes no coverage profile
     }
@@ -67,7 +76,10 @@ public final class SettingsStore: Sendable {
   ///
   /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
   public static func fileURL(forSuite suite: String) throws(SettingsError) -> URL {
-    guard !suite.isEmpty, !suite.contains("/"), suite != ".", suite != "..", !suite.contains("\0") else {
+    // Not blank, and no control character (a NUL, a newline): a directory name a person can see and type.
+    guard !suite.allSatisfy(\.isWhitespace), !suite.contains("/"), suite != ".", suite != "..",
+      !suite.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
       throw .invalidSuiteName(suite)
     }
     return configurationDirectory().appendingPathComponent(suite).appendingPathComponent("settings.json")
@@ -92,6 +104,18 @@ public final class SettingsStore: Sendable {
     }
   }
 
+  /// Where a machine's copies of the fleet's values for `suite` are, first wins: `$SPLINT_FLEET_DIRECTORY/<suite>.json`
+  /// alone when that variable holds an absolute path; otherwise this user's own copy,
+  /// `$XDG_STATE_HOME/splint-fleet/<suite>.json` (`~/.local/state/splint-fleet/<suite>.json` when it is unset or not
+  /// absolute), then the system's, `/var/lib/splint-fleet/<suite>.json`, which the shipped `splint-fleet` service
+  /// keeps. The files need not exist: a store reads them once a follower makes them.
+  ///
+  /// - Throws: ``SettingsError/invalidSuiteName(_:)`` when `suite` is not a plain directory name.
+  public static func fleetCopyURLs(forSuite suite: String) throws(SettingsError) -> [URL] {
+    _ = try fileURL(forSuite: suite)
+    return FleetCopy.urls(forSuite: suite)
+  }
+
   /// The store for the settings file at `fileURL`, for system daemons (whose home is elsewhere) and tests. The file
   /// need not exist; a symlink is followed for writes and stays a symlink.
   ///
@@ -99,23 +123,44 @@ public final class SettingsStore: Sendable {
   ///   - fileURL: The user's settings file, which every write changes.
   ///   - systemFiles: Read-only layers below it, first wins (see ``systemFileURLs``); none unless given. A file
   ///     that is `fileURL` itself, or given twice, counts once.
+  ///   - fleetCopies: The fleet's copies, between the user's file and the system files, first wins (see
+  ///     ``fleetCopyURLs``); none unless given.
   ///   - migrations: Changes to the settings' shape since the program's first release, oldest first: the user's
   ///     file is brought to the newest before this returns (see ``SettingsMigration``). Versions start at 1 and
   ///     rise. System files are never migrated.
   ///   - options: Limits on what the store reads and how long it waits (see ``Options``).
   public init(
-    fileURL: URL, systemFiles: [URL] = [], migrations: [SettingsMigration] = [], options: Options = Options()
+    fileURL: URL, systemFiles: [URL] = [], fleetCopies: [URL] = [], migrations: [SettingsMigration] = [],
+    options: Options = Options()
   ) {
     file = SettingsFile.shared(for: fileURL, options: options)
+    var fleetLayers: [FleetLayer] = []
+    for url in fleetCopies {
+      let layer = FleetLayer.shared(for: url, options: options)
+      if layer.file !== file, !fleetLayers.contains(where: { $0 === layer }) { fleetLayers.append(layer) }
+    }
+    self.fleetLayers = fleetLayers
     self.systemFiles = Self.layers(systemFiles, below: file, options: options)
+      .filter { system in !fleetLayers.contains { $0.file === system } }
     self.migrations = migrations
     file.migrate(migrations)
+  }
+
+  /// The store for the settings file at `path`, as ``init(fileURL:systemFiles:fleetCopies:migrations:options:)``
+  /// makes it with neither layers nor migrations, without Foundation's URL until it is asked for: for `splintctl --file`, whose
+  /// reads of one key pay for every instruction.
+  package init(filePath path: String) {
+    file = SettingsFile.shared(forPath: FileIO.standardized(path))
+    fleetLayers = []
+    systemFiles = []
+    migrations = []
   }
 
   /// A store whose writes skip fsync: still atomic (a reader sees the whole old or the whole new file), but a power
   /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
   package init(fileURL: URL, systemFiles: [URL] = [], syncsToDisk: Bool) {
     file = SettingsFile.shared(for: fileURL, syncsToDisk: syncsToDisk)
+    fleetLayers = []
     self.systemFiles = Self.layers(systemFiles, below: file, options: Options())
     migrations = []
   }
@@ -151,6 +196,34 @@ public final class SettingsStore: Sendable {
   /// The system layers below the user's file, first wins: read, watched, never written.
   public var systemFileURLs: [URL] { systemFiles.map(\.url) }
 
+  /// The fleet's copies this store reads, between the user's file and the system files, first wins: read,
+  /// watched, never written by a store (a follower writes them).
+  public var fleetCopyURLs: [URL] { fleetLayers.map(\.url) }
+
+  /// What each of the fleet's copies that exists says of itself: the cluster and revision its values are from, how
+  /// its follower fares, what it enforces (as `splintctl fleet status` shows it).
+  public var fleetStatus: [FleetCopyStatus] { fleetLayers.compactMap(\.status) }
+
+  /// Every file the store reads, first wins: the user's, the fleet's copies, the system files. (A key a copy
+  /// enforces is read from that copy first: see ``enforcedValue(forKey:)``.)
+  var layerFiles: [SettingsFile] { [file] + fleetLayers.map(\.file) + systemFiles }
+
+  /// The files below the user's that a setting on `key` reads, first wins: the fleet's copies (not for a reserved
+  /// key), then the system files.
+  func lowerLayers(for key: String) -> [SettingsFile] {
+    key.hasPrefix("$") ? systemFiles : fleetLayers.map(\.file) + systemFiles
+  }
+
+  /// The value a fleet copy enforces for `key`, and the copy, or nil when no copy enforces it.
+  func enforcedValue(forKey key: String) -> (value: JSONValue, copy: URL)? {
+    guard !fleetLayers.isEmpty, !key.hasPrefix("$") else { return nil }
+    for layer in fleetLayers {
+      layer.file.refreshUnlessWatched()
+      if let value = layer.enforcedValue(JSONKey(key)) { return (value, layer.url) }
+    }
+    return nil
+  }
+
   /// What is wrong with the settings files now, if anything: ``SettingsError/corruptFile(_:reason:)`` or
   /// ``SettingsError/unreadableFile(_:reason:)``, the user's file's problem, else what keeps the user's file from
   /// the version of the store's migrations (``SettingsError/newerVersion(_:version:known:)``,
@@ -158,7 +231,7 @@ public final class SettingsStore: Sendable {
   /// file is fine or does not exist. While a file has a problem, its last good values stay in use (none, for a
   /// system file that never was good): a broken system file is skipped, never written.
   public var fileError: SettingsError? {
-    file.problem ?? systemFiles.lazy.compactMap(\.problem).first
+    file.problem ?? fleetLayers.lazy.compactMap(\.file.problem).first ?? systemFiles.lazy.compactMap(\.problem).first
   }
 
   /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version
@@ -170,10 +243,68 @@ public final class SettingsStore: Sendable {
   /// ("é" written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }
 
-  /// The value in effect for `key`: the user's file's, else the first system file's that holds it, else nil (a
-  /// ``Setting`` then reads its default).
+  /// The value in effect for `key`: the fleet's when a system copy enforces it; else the user's file's, else the
+  /// first fleet copy's that holds it, else the first system file's, else nil (a ``Setting`` then reads its
+  /// default).
   public func value(forKey key: String) -> JSONValue? {
-    file[key] ?? systemFiles.lazy.compactMap { $0[key] }.first
+    source(ofKey: key)?.value
+  }
+
+  /// Where `key`'s value in effect comes from: its value, the file that holds it, and what that file is to the store
+  /// (see ``value(forKey:)``); nil when no file holds it.
+  private func source(ofKey key: String) -> (value: JSONValue, file: SettingsFile, origin: SettingsOrigin)? {
+    if let enforced = enforcedValue(forKey: key), let layer = fleetLayers.first(where: { $0.url == enforced.copy }) {
+      return (enforced.value, layer.file, .fleet(layer.url))
+    }
+    if let value = file[key] { return (value, file, .user(file.url)) }
+    if !key.hasPrefix("$") {
+      for layer in fleetLayers {
+        if let value = layer.file[key] { return (value, layer.file, .fleet(layer.url)) }
+      }
+    }
+    for layer in systemFiles {
+      if let value = layer[key] { return (value, layer, .system(layer.url)) }
+    }
+    return nil
+  }
+
+  /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
+  /// `Double` would round written as the file has it, digit for digit; nil when no file holds `key`. For `splintctl
+  /// get`, which prints what is stored. Not to be called from inside an update's body.
+  package func exactText(forKey key: String) -> String? {
+    source(ofKey: key).map { Self.exactText(of: $0.value, forKey: key, in: $0.file, indent: "") }
+  }
+
+  /// The user's settings (``values``), and with `version` the schema version the file records (when above 0), as
+  /// one JSON object with sorted keys, numbers as the file has them (see ``exactText(forKey:)``). For
+  /// `splintctl list` and `export`.
+  package func exactText(version: Bool) -> String {
+    var members = values.sorted { $0.key < $1.key }.map { key, value in
+      (key.text, Self.exactText(of: value, forKey: key.text, in: file, indent: "  "))
+    }
+    if version, let schemaVersion, schemaVersion > 0 {
+      members.append((SettingsDocument.versionKey, "\(schemaVersion)"))
+      members.sort { JSONKey($0.0) < JSONKey($1.0) }
+    }
+    guard !members.isEmpty else { return "{}" }
+    return "{\n"
+      + members.map { key, text in "  \(JSONValue.string(key).description): \(text)" }.joined(separator: ",\n") + "\n}"
+  }
+
+  /// `value`, which `layer` holds for `key`, as ``exactText(forKey:)`` writes it: from the file's text for it, or
+  /// (when this process set it since) from the value itself.
+  private static func exactText(
+    of value: JSONValue, forKey key: String, in layer: SettingsFile, indent: String
+  ) -> String {
+    let indent = Array(indent.utf8)
+    if let stored = layer.storedText(forKey: key),
+      let text = try? JSONParser.exactText(of: Array(stored.utf8), format: .pretty, indent: indent)
+    {
+      return text
+    }
+    var output: [UInt8] = []
+    value.write(to: &output, format: .pretty, indent: indent)
+    return String(decoding: output, as: UTF8.self)
   }
 
   /// Which file ``value(forKey:)`` takes `key`'s value from, or nil when no file holds it (a ``Setting`` reads its
@@ -182,13 +313,23 @@ public final class SettingsStore: Sendable {
   /// ```swift
   /// switch store.origin(ofKey: "interval") {
   /// case .user(let url)?: print("set by the user in \(url.path)")
+  /// case .fleet(let url)?: print("the fleet's, from the machine's copy \(url.path)")
   /// case .system(let url)?: print("a default for every user, from \(url.path)")
   /// case nil: print("the program's default")
   /// }
   /// ```
   public func origin(ofKey key: String) -> SettingsOrigin? {
-    if file[key] != nil { return .user(file.url) }
-    return systemFiles.first { $0[key] != nil }.map { .system($0.url) }
+    source(ofKey: key)?.origin
+  }
+
+  /// The keys a fleet copy enforces now, and the copy that does: a write of one fails.
+  private func enforcedKeys() -> [JSONKey: URL] {
+    var enforced: [JSONKey: URL] = [:]
+    for layer in fleetLayers.reversed() {
+      layer.file.refreshUnlessWatched()
+      for key in layer.enforcedKeys { enforced[key] = layer.url }
+    }
+    return enforced
   }
 
   /// Stores `value` for `key`, with one write.
@@ -197,6 +338,20 @@ public final class SettingsStore: Sendable {
   ///   ``SettingsError/writeFailed(_:reason:)``. Nothing is changed then.
   public func set(_ value: JSONValue, forKey key: String) throws(SettingsError) {
     try edit { $0[key] = value }
+  }
+
+  /// Writes a setting's value under `key`, or removes the key for an `Optional` that is nil (see ``Setting/save(_:)``).
+  func save<Value: SettingValue>(_ value: Value, forKey key: String) throws(SettingsError) {
+    let json: JSONValue?
+    do {
+      json = try value.storedJSON()
+    } catch {
+      let failure = SettingsError.unencodableValue(key: key, reason: "\(error)")
+      file.report(failure)
+      throw failure
+    }
+    guard let json else { return try removeValue(forKey: key) }
+    try set(json, forKey: key)
   }
 
   /// Removes `key` from the user's file, so that settings on it read the system value, or else their defaults.
@@ -217,16 +372,19 @@ public final class SettingsStore: Sendable {
   /// }
   /// ```
   ///
-  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``, or
-  ///   ``SettingsError/writeFailed(_:reason:)``.
+  /// - Throws: What `body` throws (nothing is written then), ``SettingsError/unencodableValue(key:reason:)``,
+  ///   ``SettingsError/undecodableValue(key:expected:reason:)`` when `body` read a stored value through a ``Setting``
+  ///   or a ``SettingKey`` that does not decode (nothing is written then either: the default it read in its place
+  ///   must not be stored as if it were the value), or ``SettingsError/writeFailed(_:reason:)``.
   /// - Returns: What `body` returns.
   public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
-    // The system layers are brought up to date before the write takes the user file's lock: inside, a transaction
+    // The other layers are brought up to date before the write takes the user file's lock: inside, a transaction
     // reads them from memory, and takes no other file's lock.
-    for layer in systemFiles { layer.refreshUnlessWatched() }
+    for layer in layerFiles.dropFirst() { layer.refreshUnlessWatched() }
+    let enforced = enforcedKeys()
     return try file.write(
       { (document: inout SettingsDocument) throws -> T in
-        var settings = SettingsTransaction(document: document, systemFiles: systemFiles)
+        var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
         let result = try body(&settings)
         try commit(settings, to: &document)
         return result
@@ -346,9 +504,10 @@ public final class SettingsStore: Sendable {
       version = imported.schemaVersion
     }
     let members = imported.keys.compactMap { key in imported[key].map { (key, $0) } }
+    let enforced = enforcedKeys()
     try file.write(
       { (document: inout SettingsDocument) throws(SettingsError) in
-        var settings = SettingsTransaction(document: document)
+        var settings = SettingsTransaction(document: document, enforced: enforced)
         if let version, document.schemaVersion != version {
           guard document.keys.isEmpty || replacing else {
             throw .versionMismatch(fileURL, imported: version, file: document.schemaVersion ?? -1)
@@ -369,35 +528,48 @@ public final class SettingsStore: Sendable {
   private func edit<T: Sendable>(
     repairing: Bool = false, _ body: (inout SettingsTransaction) -> T
   ) throws(SettingsError) -> T {
-    try file.write(
+    for layer in layerFiles.dropFirst() { layer.refreshUnlessWatched() }
+    let enforced = enforcedKeys()
+    return try file.write(
       { (document: inout SettingsDocument) throws(SettingsError) -> T in
-        var settings = SettingsTransaction(document: document, systemFiles: systemFiles)
+        var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
         let result = body(&settings)
         try commit(settings, to: &document)
         return result
       }, failed: { $0 }, repairing: repairing)
   }
 
-  /// Keeps a transaction's changes, unless it holds a value that cannot be stored.
+  /// Keeps a transaction's changes, unless it holds a value that cannot be stored, or read a stored value that does
+  /// not decode.
   private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
-    if let invalid = settings.invalid {
-      file.report(invalid)
-      throw invalid
+    if let failure = settings.failure {
+      file.report(failure)
+      throw failure
     }
     document = settings.document
   }
 
   /// The keys whose value may have changed, one element per change (a batch update is one), whether the change was
-  /// made here or in another process, in the user's file or a system file. A system file's change to a key that a
-  /// file above it holds is not announced: it changes nothing anyone reads.
+  /// made here or in another process, in the user's file, a fleet copy or a system file. A change to a key that a
+  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is).
   public func changes() -> AsyncStream<Set<JSONKey>> {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
     var telling = [(file, file.tellChanges(to: continuation))]
-    for (index, layer) in systemFiles.enumerated() {
-      let above = [file] + systemFiles[..<index]
-      let id = layer.tellChanges { keys in
-        let shown = keys.filter { key in above.allSatisfy { $0.storedValue(key) == nil } }
+    let layers = layerFiles
+    for (index, layer) in layers.enumerated().dropFirst() {
+      let above = layers[..<index]
+      let isFleet = index <= fleetLayers.count
+      let id = layer.tellChanges { [fleetLayers] keys in
+        var shown = keys.filter { key in
+          !(isFleet && key.text.hasPrefix("$"))
+            && (above.allSatisfy { $0.storedValue(key) == nil }
+              || (isFleet && fleetLayers[index - 1].enforcedValue(key) != nil))
+        }
+        // What a copy enforces changed: each of its keys may read another layer's value now.
+        if isFleet, keys.contains(JSONKey(FleetCopy.enforcedKey)) {
+          shown.formUnion(layer.keys.filter { !$0.hasPrefix("$") }.map { JSONKey($0) })
+        }
         if !shown.isEmpty { continuation.yield(shown) }
       }
       telling.append((layer, id))
@@ -408,13 +580,16 @@ public final class SettingsStore: Sendable {
     return stream
   }
 
-  /// Every error: files that are not JSON or cannot be read (the user's, or a system file's), stored values that
-  /// do not decode, values that cannot be stored, writes that fail. A new stream starts with each file's current
+  /// Every error: files that are not JSON or cannot be read (the user's, a fleet copy, or a system file), stored
+  /// values that do not decode, values that cannot be stored, writes that fail; and for a fleet copy, a follower
+  /// that has lost its cluster (``SettingsError/fleetUnreachable(_:since:reason:)``) or that no longer runs
+  /// (``SettingsError/noFleetFollower(_:since:)``), told as it happens. A new stream starts with each file's current
   /// problem, if it has one.
   public func errors() -> AsyncStream<SettingsError> {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
-    let telling = ([file] + systemFiles).map { ($0, $0.tellErrors(to: continuation)) }
+    let telling = layerFiles.map { ($0, $0.tellErrors(to: continuation)) }
+    for problem in fleetLayers.compactMap(\.problem) { continuation.yield(problem) }
     continuation.onTermination = { _ in
       for (file, id) in telling { file.stopTelling(id) }
     }
@@ -429,6 +604,10 @@ public final class SettingsStore: Sendable {
   @discardableResult
   func startWatching() -> Bool {
     guard file.startWatching() else { return false }
+    for layer in fleetLayers {
+      layer.file.startWatching()
+      layer.startWatching()
+    }
     for layer in systemFiles { layer.startWatching() }
     return true
   }
@@ -487,6 +666,9 @@ extension SettingsStore {
 public enum SettingsOrigin: Sendable, Hashable {
   /// The user's settings file, which writes change.
   case user(URL)
+  /// The fleet: the machine's copy of a cluster's values, which a follower keeps (see
+  /// ``SettingsStore/fleetCopyURLs``). Below the user's file, unless the fleet enforces the key.
+  case fleet(URL)
   /// A system file: a read-only default for every user, which an administrator or a distribution package keeps.
   case system(URL)
 }

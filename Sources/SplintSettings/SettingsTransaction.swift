@@ -1,20 +1,44 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 /// The settings file's content inside ``SettingsStore/update(_:)``: read it and change it by key, raw or through a
-/// ``Setting``. The changes are written when the update's body returns.
+/// ``Setting`` or a ``SettingKey``. The changes are written when the update's body returns.
 ///
-/// Raw access by key sees the user's file only. Access through a ``Setting`` reads as the setting does: the user's
-/// value, else the store's first system file's, else the default; so `settings[launches] += 1` counts on from the
-/// value an administrator set.
+/// Raw access by key sees the user's file only. Access through a ``Setting`` (or a ``SettingKey``) reads as the
+/// setting does: the fleet's value of a key it enforces, else the user's value, else the fleet's, else the store's
+/// first system file's, else the default; so `settings[launches] += 1` counts on from the value an administrator set.
+/// A key the fleet enforces cannot be set: the update then fails with ``SettingsError/enforcedByFleet(key:copy:)``.
+/// A stored value that does not decode is never taken for the default: reading it makes the update throw
+/// ``SettingsError/undecodableValue(key:expected:reason:)`` and write nothing, so that `settings[interval] += 30`
+/// over a stored `"sixty"` does not quietly store the default plus 30.
 public struct SettingsTransaction {
   var document: SettingsDocument
-  /// The store's system layers, read from memory (brought up to date before the update took its lock).
-  let systemFiles: [SettingsFile]
+  /// The store whose layers below the user's file a setting reads, from memory (brought up to date before the
+  /// update took its lock); nil for an import, which reads none.
+  let store: SettingsStore?
+  /// The keys the fleet enforces, with the copy that does, as they were when the update began.
+  let enforced: [JSONKey: URL]
   /// The first change that cannot be made (a value that cannot be stored, the reserved key); the update then
   /// writes nothing.
   private(set) var invalid: SettingsError?
+  /// The first stored value read through a setting that did not decode (a read, which cannot change the
+  /// transaction itself, notes it here); the update then writes nothing.
+  private let unreadable = Unreadable()
 
-  init(document: SettingsDocument, systemFiles: [SettingsFile] = []) {
+  private final class Unreadable {
+    var error: SettingsError?
+  }
+
+  /// Why the update must write nothing: a change that cannot be made, else a stored value that did not decode.
+  var failure: SettingsError? { invalid ?? unreadable.error }
+
+  init(document: SettingsDocument, store: SettingsStore? = nil, enforced: [JSONKey: URL] = [:]) {
     self.document = document
-    self.systemFiles = systemFiles
+    self.store = store
+    self.enforced = enforced
   }
 
   /// The keys the user's file holds, in file order (not the reserved `"$version"`, which records the settings'
@@ -28,6 +52,8 @@ public struct SettingsTransaction {
     set {
       if key == SettingsDocument.versionKey {
         invalid = invalid ?? .reservedKey(key)
+      } else if newValue != nil, let copy = enforced[JSONKey(key)] {
+        invalid = invalid ?? .enforcedByFleet(key: key, copy: copy)
       } else if let newValue, !newValue.isFinite {
         invalid = invalid ?? .unencodableValue(key: key, reason: "JSON has no NaN or infinity")
       } else {
@@ -55,20 +81,56 @@ public struct SettingsTransaction {
     }
   }
 
-  /// A setting's value as the setting would read it (the user's value, else the first system file's, when it
-  /// decodes; else the setting's default); setting it stores the value under the setting's key in the user's file.
+  /// A setting's value as the setting would read it (the fleet's when it enforces the key, else the user's value,
+  /// else the first fleet copy's or system file's; else the setting's default); setting it stores the value under the
+  /// setting's key in the user's file.
+  ///
+  /// A stored value that does not decode as `Value` makes the update throw, writing nothing (see
+  /// ``SettingsTransaction``); the default is read meanwhile.
   public subscript<Value: SettingValue>(setting: Setting<Value>) -> Value {
-    get {
-      let key = JSONKey(setting.key)
-      let json = self[setting.key] ?? systemFiles.lazy.compactMap { $0.storedValue(key) }.first
-      return json.flatMap { try? Value(jsonValue: $0) } ?? setting.defaultValue
-    }
-    set {
-      do {
-        self[setting.key] = try newValue.storedJSON()
-      } catch {
-        invalid = invalid ?? .unencodableValue(key: setting.key, reason: "\(error)")
+    get { value(forKey: setting.key, default: setting.defaultValue) }
+    set { set(newValue, forKey: setting.key) }
+  }
+
+  /// A declared setting's value, as the subscript that takes a ``Setting`` reads and sets it (the fleet's when it
+  /// enforces the key, else the user's value, else the first fleet copy's or system file's, else the key's default);
+  /// a stored value that does not decode makes the update throw.
+  ///
+  /// ```swift
+  /// try store.update { settings in settings[.interval] += 30 }
+  /// ```
+  public subscript<Value: SettingValue>(key: SettingKey<Value>) -> Value {
+    get { value(forKey: key.name, default: key.defaultValue) }
+    set { set(newValue, forKey: key.name) }
+  }
+
+  private func value<Value: SettingValue>(forKey name: String, default defaultValue: Value) -> Value {
+    let key = JSONKey(name)
+    var json = self[name]
+    if let store {
+      if enforced[key] != nil, let forced = store.fleetLayers.lazy.compactMap({ $0.enforcedValue(key) }).first {
+        json = forced
       }
+      json = json ?? store.lowerLayers(for: name).lazy.compactMap { $0.storedValue(key) }.first
+    }
+    guard let json else {
+      return defaultValue
+    }
+    do {
+      return try Value(jsonValue: json)
+    } catch {
+      if unreadable.error == nil {
+        unreadable.error = .undecodableValue(key: name, expected: "\(Value.self)", reason: "\(error)")
+      }
+      return defaultValue
+    }
+  }
+
+  private mutating func set<Value: SettingValue>(_ value: Value, forKey key: String) {
+    do {
+      self[key] = try value.storedJSON()
+    } catch {
+      invalid = invalid ?? .unencodableValue(key: key, reason: "\(error)")
     }
   }
 }

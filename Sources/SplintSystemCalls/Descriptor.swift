@@ -33,8 +33,6 @@ package struct SystemCallError: Error, Equatable, Sendable {
   /// Whether the error means that nothing is there: ENOENT, or ENOTDIR (a file where a directory was expected).
   package var isAbsence: Bool { code == ENOENT || code == ENOTDIR }
 
-  /// "open /a/b failed: Permission denied".
-  package var message: String { "\(operation) \(path) failed: \(String(cString: strerror(code)))" }
 }
 
 /// An open file descriptor, closed when the last reference to it goes: a directory held while names in it are

@@ -27,6 +27,48 @@ enum Output {
     write((text + "\n").utf8, to: STDERR_FILENO)
   }
 
+  /// Writes a problem to standard error as people read it: `headline` in lines of at most ``lineLimit`` characters
+  /// (so the first says what happened), then `remedy`, a sentence a line.
+  static func problem(_ headline: String, remedy: String?) {
+    let lines = wrapped(headline, width: lineLimit) + (remedy.map(sentences) ?? [])
+    error(lines.joined(separator: "\n"))
+  }
+
+  /// The longest first line of an error.
+  static let lineLimit = 160
+
+  /// `text` in lines of at most `width` characters, broken at spaces (a word longer than `width` stands alone).
+  static func wrapped(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+      if !line.isEmpty, line.count + 1 + word.count > width {
+        lines.append(line)
+        line = String(word)
+      } else {
+        line += line.isEmpty ? String(word) : " " + word
+      }
+    }
+    return lines + [line]
+  }
+
+  /// `text` a sentence a line: broken after each ". " that a capital letter or a backtick follows.
+  static func sentences(_ text: String) -> [String] {
+    var lines: [String] = []
+    var rest = Substring(text)
+    var searchFrom = rest.startIndex
+    while let stop = rest[searchFrom...].firstRange(of: ". ") {
+      if let next = rest[stop.upperBound...].first, next.isUppercase || next == "`" {
+        lines.append(String(rest[..<stop.lowerBound]) + ".")
+        rest = rest[stop.upperBound...]
+        searchFrom = rest.startIndex
+      } else {
+        searchFrom = stop.upperBound
+      }
+    }
+    return lines + [String(rest)]
+  }
+
   /// Writes all of `bytes` to `descriptor`, as FileHandle's `write(contentsOf:)` did; a failure (a closed pipe)
   /// drops the rest, as `try?` on it did.
   private static func write(_ bytes: some Sequence<UInt8>, to descriptor: Int32) {

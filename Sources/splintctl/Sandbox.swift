@@ -25,7 +25,8 @@ package final class Sandbox: Sendable {
 
   /// The caller's environment with XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR
   /// and TMPDIR (and HOME when asked) inside ``root``, and DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS and
-  /// GNOME_KEYRING_CONTROL removed, so that nothing reaches the caller's session or prompts on its screen.
+  /// GNOME_KEYRING_CONTROL removed, so that nothing reaches the caller's session or prompts on its screen; and
+  /// SPLINT_SANDBOX set to ``root``, so that what runs there can tell.
   package let environment: [String: String]
 
   /// Makes the directories, under TMPDIR (or /tmp).
@@ -52,6 +53,8 @@ package final class Sandbox: Sendable {
       mkdir(path, 0o700)
       environment[name] = path
     }
+    // So that a test can tell it runs here, with a Secret Service of its own, and turn itself on only here.
+    environment["SPLINT_SANDBOX"] = root
     self.environment = environment
   }
 

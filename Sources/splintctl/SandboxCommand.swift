@@ -20,7 +20,8 @@ struct SandboxCommand: AsyncParsableCommand {
     discussion: """
       The command gets a private session bus, a gnome-keyring unlocked with a random password, and throw-away \
       XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR and TMPDIR (so settings \
-      suites are throw-away too); DISPLAY and WAYLAND_DISPLAY are removed, so nothing prompts. When the command \
+      suites are throw-away too); DISPLAY and WAYLAND_DISPLAY are removed, so nothing prompts. SPLINT_SANDBOX is set \
+      (to the sandbox's directory), so that a test that needs a real Secret Service can require it. When the command \
       ends, every process it left behind is ended, the directories are removed, and splintctl exits with the \
       command's status. SIGTERM and SIGHUP sent to splintctl are passed on to the command, which may clean up \
       first. What the bus and the services it starts print is shown when the command ends (but for D-Bus's harmless \
@@ -45,15 +46,19 @@ struct SandboxCommand: AsyncParsableCommand {
   func run() async throws {
     for tool in ["dbus-run-session", "gnome-keyring-daemon"] where !Self.isInstalled(tool) {
       throw failure(
-        "\(tool) is not installed. Install it: apt-get install dbus-daemon dbus-bin gnome-keyring",
+        "\(tool) is not installed.", remedy: "Install it: apt-get install dbus-daemon dbus-bin gnome-keyring",
         ExitStatus.unavailable)
     }
     // As a shell says it, before anything starts: 127 for no such command, 126 for a file that cannot run.
     guard Self.executable(command[0]) != nil else {
       guard command[0].contains("/"), FileManager.default.fileExists(atPath: command[0]) else {
-        throw failure("\(command[0]): command not found.", ExitCode(127))
+        throw failure(
+          "\(command[0]): command not found.", remedy: "Check its name, or give its path (PATH is searched).",
+          ExitCode(127))
       }
-      throw failure("\(command[0]): cannot run it: it is not an executable file.", ExitCode(126))
+      throw failure(
+        "\(command[0]): cannot run it: it is not an executable file.", remedy: "Make it executable (chmod +x).",
+        ExitCode(126))
     }
     let sandbox: Sandbox
     do {

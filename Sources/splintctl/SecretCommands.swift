@@ -45,7 +45,7 @@ struct SecretCommand: ParsableCommand {
         let chain = try DefaultCredentialStore.chain(named: [name])
         return chain.stores.count == 1 ? chain.stores[0] : chain
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -85,8 +85,9 @@ struct SecretCommand: ParsableCommand {
       }
       guard !secret.isEmpty || allowEmpty else {
         throw failure(
-          "nothing to store: standard input was empty. Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret "
-            + "store ..., or store an empty secret with --allow-empty.",
+          "nothing to store: standard input was empty.",
+          remedy: "Pipe the secret in: printf %s \"$TOKEN\" | splintctl secret store ..., or store an empty secret "
+            + "with --allow-empty.",
           ExitStatus.usage)
       }
       do {
@@ -94,12 +95,12 @@ struct SecretCommand: ParsableCommand {
           try credential.save(secret)
         } else {
           guard let text = String(validating: secret, as: UTF8.self) else {
-            throw failure("standard input is not UTF-8 text; store it with --binary.", ExitStatus.usage)
+            throw failure("standard input is not UTF-8 text.", remedy: "Store it with --binary.", ExitStatus.usage)
           }
           try credential.save(text)
         }
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -118,19 +119,32 @@ struct SecretCommand: ParsableCommand {
     @OptionGroup var choice: StoreChoice
 
     func run() throws {
-      let credential = Credential(service: identity.service, account: identity.account, store: try choice.store())
+      try Self.print(
+        Credential(service: identity.service, account: identity.account, store: try choice.store()), binary: binary)
+    }
+
+    /// What `secret read` does once its arguments are known; also what ``FastPath`` runs.
+    static func print(_ credential: Credential, binary: Bool) throws {
       do {
         guard let secret = try credential.readData() else {
+          // Where a store of delivered secrets is set up, the file it looked for: a misnamed delivery is likely.
+          let store = credential.store
+          let stores =
+            (store as? DefaultCredentialStore).flatMap { try? $0.chain().stores }
+            ?? (store as? ChainedCredentialStore)?.stores ?? [store]
+          let notes = stores.compactMap { ($0 as? DeliveredCredentialStore)?.absence(of: credential)?.description }
           throw failure(
-            "no secret is stored for account \(identity.account) of service \(identity.service).", ExitStatus.absent)
+            "no secret is stored for account \(credential.account) of service \(credential.service).",
+            remedy: notes.isEmpty ? nil : notes.joined(separator: " "), ExitStatus.absent)
         }
         if !binary, String(validating: secret, as: UTF8.self) == nil {
-          throw failure("the stored secret is not UTF-8 text; print its bytes with --binary.", ExitStatus.failure)
+          throw failure(
+            "the stored secret is not UTF-8 text.", remedy: "Print its bytes with --binary.", ExitStatus.failure)
         }
         Output.bytes(secret)
         if Output.stdoutIsTerminal, !binary { Output.line("") }
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -149,7 +163,7 @@ struct SecretCommand: ParsableCommand {
       do {
         try Credential(service: identity.service, account: identity.account, store: store).delete()
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -168,7 +182,7 @@ struct SecretCommand: ParsableCommand {
       do {
         for account in try Credential.accounts(service: service, store: store) { Output.line(account) }
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -178,39 +192,77 @@ struct SecretCommand: ParsableCommand {
       commandName: "status",
       abstract: "Say whether secrets can be read here, store by store in the chain's order, and what to do if not.",
       discussion: """
-        Writes nothing and shows no prompt. Exits 0 when a store is available, 69 when none is, 64 when \
-        SPLINT_CREDENTIAL_STORES names an unknown store.
+        Writes nothing and shows no prompt. Given a service and an account, it also says which file each store of \
+        delivered secrets reads that secret from, whether the file is there, and which files there have names close \
+        to it; without them, it lists the files there that no secret is read from unless a program names them. \
+        Exits 0 when a store is available, 69 when none is, 64 when SPLINT_CREDENTIAL_STORES names an unknown store.
         """)
+
+    @Argument(help: "A secret's service, to say where each store of delivered secrets looks for it.")
+    var service: String?
+
+    @Argument(help: "The secret's account (with SERVICE).")
+    var account: String?
+
+    func validate() throws {
+      guard (service == nil) == (account == nil) else {
+        throw ValidationError("Give a service and an account, or neither: splintctl secret status SERVICE ACCOUNT")
+      }
+    }
 
     func run() throws {
       let chain: ChainedCredentialStore
       do {
         chain = try DefaultCredentialStore.shared.chain()
       } catch {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
-      let availability = chain.availability()
       let stores = chain.stores.map { ($0, $0.availability()) }
-      // A store before the one that answers may stop every read (a vault that cannot be reached): then none answers.
-      let answering = availability.isAvailable ? stores.first { $0.1.isAvailable }?.0 : nil
-      Output.line(Self.headline(answering: answering, availability))
+      // The first store that answers, unless a store before it stops every read (a vault that cannot answer).
+      let decisive = stores.first { _, availability in
+        guard case .unavailable(let error) = availability else { return true }
+        return error.isServerFailure
+      }
+      let answering = decisive.flatMap { $0.1.isAvailable ? $0.0 : nil }
+      Output.line(Self.headline(answering: answering))
       Output.line("Stores, in the order they are asked:")
+      // Each store's problem is told once, on its line, with what to do on the lines below it.
       for (store, availability) in stores {
         switch availability {
         case .available:
           // A directory of delivered secrets that others may change: said, as ssh's StrictModes would refuse it.
           let warning = (store as? DeliveredCredentialStore)?.directoryWarning.map { ". Warning: \($0)." } ?? ""
-          Output.line("- \(FleetStores.describe(store)): available\(warning)")
-        case .unavailable(let reason): Output.line("- \(FleetStores.describe(store)): unavailable. \(reason)")
+          let files = (store as? DeliveredCredentialStore).map(files) ?? ""
+          Output.line("- \(FleetStores.describe(store)): available\(warning)\(files)")
+        case .unavailable(let error):
+          Output.line("- \(FleetStores.describe(store)): unavailable. \(error.summary)")
+          for line in error.remedy.map(Output.sentences) ?? [] { Output.line("  \(line)") }
         }
       }
-      if !availability.isAvailable { throw ExitStatus.unavailable }
+      if answering == nil { throw ExitStatus.unavailable }
     }
 
-    /// The first line: the store that answers first, by name, or why none does.
-    static func headline(answering: (any CredentialStore)?, _ availability: CredentialAvailability) -> String {
+    /// What the delivered store holds: for the secret named, whether its file is there (or which file it looks for,
+    /// and the close names there); else the files no secret is read from unless a program names them.
+    private func files(_ store: DeliveredCredentialStore) -> String {
+      if let service, let account {
+        let credential = Credential(service: service, account: account, store: store)
+        if let absence = store.absence(of: credential) { return ". \(absence)" }
+        return ". It holds \(store.file(for: credential)), the file of account \(account) of service \(service)."
+      }
+      let others = store.filesNamedByNoCredential
+      guard !others.isEmpty else { return "" }
+      let shown = others.prefix(5).joined(separator: ", ") + (others.count > 5 ? " and \(others.count - 5) more" : "")
+      return """
+        . It holds files no secret is read from unless a program names them (the file of account A of service S \
+        is S__A: `splintctl secret status S A` says which): \(shown).
+        """
+    }
+
+    /// The first line: the store that answers first, by name, or that none does.
+    static func headline(answering: (any CredentialStore)?) -> String {
       switch answering {
-      case nil: availability.description
+      case nil: "No store answers here: secrets cannot be read or saved now. Each store says why below."
       case is SecretPortalStore: "Flatpak sandbox: secrets kept through the Secret portal."
       case is SecretServiceStore: "The Secret Service answers, and its default keyring is unlocked."
       case let store?: "Secrets are read from \(store.name) first: it answers."
@@ -237,7 +289,7 @@ struct SecretCommand: ParsableCommand {
         }
         Output.line(FleetStores.describe(store))
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }
@@ -268,8 +320,15 @@ struct SecretCommand: ParsableCommand {
       let attributes = Dictionary(
         stride(from: 0, to: pairs.count, by: 2).map { (pairs[$0], pairs[$0 + 1]) }, uniquingKeysWith: { $1 })
       do {
-        let items = try SecretServiceStore.shared.items(matching: attributes)
+        let store = SecretServiceStore.shared
+        var items = try store.items(matching: attributes)
         guard !items.isEmpty else { throw failure("no item matches.", ExitStatus.absent) }
+        if secret, items.contains(where: \.isLocked) {
+          // Unlocked first (which may ask), so that each item is printed as it is then: unlocked, and with the label
+          // and attributes gnome-keyring shows only placeholders for while its keyring is locked.
+          for item in items where item.isLocked { _ = try store.secret(of: item) }
+          items = try store.items(matching: attributes)
+        }
         for (index, item) in items.enumerated() {
           if index > 0 { Output.line("") }
           Output.line("[\(item.path)]")
@@ -282,12 +341,12 @@ struct SecretCommand: ParsableCommand {
             Output.line("attribute.\(name) = \(value)")
           }
           if secret {
-            let value = try SecretServiceStore.shared.secret(of: item)
+            let value = try store.secret(of: item)
             Output.line("secret = \(value.map { String(decoding: $0, as: UTF8.self) } ?? "")")
           }
         }
       } catch let error as CredentialError {
-        throw failure(error.description, error.status)
+        throw failure(error)
       }
     }
   }

@@ -22,17 +22,23 @@ struct StoreOptions: ParsableArguments {
     }
   }
 
-  /// The store named by the options: a suite's has the system-wide defaults of `$XDG_CONFIG_DIRS` below the user's
-  /// file, a file named with --file none.
+  /// The store named by the options: a suite's has the machine's copies of the fleet's values and the system-wide
+  /// defaults of `$XDG_CONFIG_DIRS` below the user's file, a file named with --file none.
   func store() throws -> SettingsStore {
-    if let file { return SettingsStore(fileURL: URL(fileURLWithPath: file)) }
+    try Self.store(file: file, suite: suite)
+  }
+
+  /// The store of the file `file`, or else of the suite `suite` (see ``store()``).
+  static func store(file: String?, suite: String?) throws -> SettingsStore {
+    if let file { return SettingsStore(filePath: file) }
     do {
       let suite = suite ?? ""
       return SettingsStore(
         fileURL: try SettingsStore.fileURL(forSuite: suite),
-        systemFiles: try SettingsStore.systemFileURLs(forSuite: suite))
+        systemFiles: try SettingsStore.systemFileURLs(forSuite: suite),
+        fleetCopies: try SettingsStore.fleetCopyURLs(forSuite: suite))
     } catch {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 
@@ -41,7 +47,7 @@ struct StoreOptions: ParsableArguments {
   func storeForChange() throws -> SettingsStore {
     let store = try store()
     if let problem = store.fileError, problem.url != store.fileURL {
-      Output.error("splintctl: warning: \(problem.description)")
+      Output.problem("splintctl: warning: \(problem.summary)", remedy: problem.remedy)
     }
     return store
   }
@@ -52,12 +58,13 @@ struct GetCommand: ParsableCommand {
     commandName: "get",
     abstract: "Print a setting's value as JSON. Exits with status 1, printing nothing, when it is not set.",
     discussion: """
-      With --suite, a key the user's file does not hold is looked for in the system-wide defaults, \
-      <dir>/<suite>/settings.json for each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that \
-      holds it winning, as programs read it. --origin adds a line saying where the value comes from: \
-      `user file PATH` or `system file PATH`. For a key no file sets, it prints `no file sets KEY: the program's \
-      default applies` instead (exit status 1). A system file that is not valid JSON is told on standard error and \
-      skipped.
+      With --suite, a key the user's file does not hold is looked for in the machine's copy of the fleet's \
+      settings (see `splintctl fleet status`), then in the system-wide defaults, <dir>/<suite>/settings.json for \
+      each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that holds it winning, as programs read \
+      it; a key the fleet enforces is the fleet's, whatever the user's file holds. --origin adds a line saying \
+      where the value comes from: `user file PATH`, `fleet PATH` (`fleet PATH, enforced`) or `system file PATH`. \
+      For a key no file sets, it prints `no file sets KEY: the program's default applies` instead (exit status 1). \
+      A system file that is not valid JSON is told on standard error and skipped.
       """)
 
   @OptionGroup var options: StoreOptions
@@ -67,24 +74,33 @@ struct GetCommand: ParsableCommand {
 
   @Flag(
     name: [.customLong("origin"), .customLong("verbose")],
-    help: "Also print where the value comes from: the user's file, a system file, or the program's default.")
+    help: "Also print where the value comes from: the user's file, the fleet, a system file, or the program's default.")
   var origin = false
 
   func run() throws {
-    let store = try options.store()
+    try Self.print(key, of: try options.store(), origin: origin)
+  }
+
+  /// What `get` does once its arguments are known; also what ``FastPath`` runs.
+  static func print(_ key: String, of store: SettingsStore, origin: Bool) throws {
     // The user's file must be readable; a broken system file is skipped, as programs skip it.
     if let problem = store.fileError {
-      guard problem.url != store.fileURL else { throw failure(problem.description, problem.status) }
-      Output.error("splintctl: warning: \(problem.description)")
+      guard problem.url != store.fileURL else { throw failure(problem) }
+      Output.problem("splintctl: warning: \(problem.summary)", remedy: problem.remedy)
     }
     guard let value = store.value(forKey: key) else {
       if origin { Output.line("no file sets \(key): the program's default applies") }
       throw failure("\(key) is not set in \(store.fileURL.path).", ExitStatus.absent)
     }
-    Output.line(value.prettyDescription)
+    // What the file holds: a number with more digits than a Double keeps is printed with all of them.
+    Output.line(store.exactText(forKey: key) ?? value.prettyDescription)
     guard origin else { return }
     switch store.origin(ofKey: key) {
     case .system(let url)?: Output.line("system file \(url.path)")
+    case .fleet(let url)?:
+      let copy = store.fleetStatus.first { $0.url == url }
+      let enforced = copy.map { $0.isTrusted && $0.enforcedKeys.contains(key) } ?? false
+      Output.line("fleet \(url.path)\(enforced ? ", enforced" : "")")
     default: Output.line("user file \(store.fileURL.path)")
     }
   }
@@ -157,7 +173,7 @@ struct SetCommand: ParsableCommand {
         try store.update { try $0.set(jsonText: text, forKey: key) }
       }
     } catch let error as SettingsError {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 }
@@ -176,7 +192,7 @@ struct DeleteCommand: ParsableCommand {
     do {
       try options.storeForChange().removeValue(forKey: key)
     } catch let error as SettingsError {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 }
@@ -198,12 +214,9 @@ struct ListCommand: ParsableCommand {
   /// with `version`, also the schema version the file records, if it records one.
   static func printSettings(of options: StoreOptions, version: Bool = false) throws {
     let store = try options.store()
-    if let problem = store.fileError { throw failure(problem.description, problem.status) }
-    var settings = store.values
-    if version, let schemaVersion = store.schemaVersion, schemaVersion > 0 {
-      settings["$version"] = .int(schemaVersion)
-    }
-    Output.line(JSONValue.object(settings).prettyDescription)
+    if let problem = store.fileError { throw failure(problem) }
+    // Strict JSON, whatever comments the file holds, and numbers as the file has them.
+    Output.line(store.exactText(version: version))
   }
 }
 
@@ -222,9 +235,9 @@ struct PathCommand: ParsableCommand {
     Output.line(store.fileURL.path)
     // Told beside the path, which stays alone on standard output for scripts.
     if let reason = store.unwatchableFileSystem {
-      Output.error(
+      Output.problem(
         "splintctl: note: changes other programs make to this file are found by polling (every second, unless a "
-          + "program sets another interval), not at once: \(reason).")
+          + "program sets another interval), not at once: \(reason).", remedy: nil)
     }
   }
 }
@@ -254,7 +267,7 @@ struct WatchCommand: AsyncParsableCommand {
     let changes = store.changes()
     let errors = store.errors()
     Task {
-      for await error in errors { Output.error("splintctl: warning: \(error.description)") }
+      for await error in errors { Output.problem("splintctl: warning: \(error.summary)", remedy: error.remedy) }
     }
     let wanted = Set(keys.map { JSONKey($0) })
     for await changed in changes {
@@ -329,7 +342,7 @@ struct ImportCommand: ParsableCommand {
       do throws(Output.ReadError) {
         text = try Output.readAll(path: source)
       } catch {
-        throw failure("cannot read \(source): \(error.reason). Nothing was written.", ExitStatus.usage)
+        throw failure("cannot read \(source): \(error.reason).", remedy: "Nothing was written.", ExitStatus.usage)
       }
     } else {
       text = Output.readAll()
@@ -339,9 +352,9 @@ struct ImportCommand: ParsableCommand {
     } catch let error as SettingsError {
       if case .invalidJSON(let reason) = error.situation {
         throw failure(
-          "cannot import \(source ?? "standard input"): \(reason). Nothing was written.", error.status)
+          "cannot import \(source ?? "standard input"): \(reason).", remedy: "Nothing was written.", error.status)
       }
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
   }
 }
@@ -377,14 +390,14 @@ struct ResetCommand: ParsableCommand {
       if case .corruptFile(let url, let reason)? = store.fileError?.situation, url == store.fileURL { broken = reason }
       removed = try all ? store.resetAll() : store.reset(keys: keys)
       if let broken {
-        Output.error(
-          """
-          splintctl: \(store.fileURL.path) was not a JSON object (\(broken)): it starts over empty, and the bad \
-          file is kept beside it as \(store.fileURL.lastPathComponent).corrupt-<time>.
-          """)
+        Output.problem(
+          "splintctl: \(store.fileURL.path) was not a JSON object (\(broken)).",
+          remedy:
+            "It starts over empty; the bad file is kept beside it as \(store.fileURL.lastPathComponent).corrupt-<time>."
+        )
       }
     } catch let error as SettingsError {
-      throw failure(error.description, error.status)
+      throw failure(error)
     }
     for key in removed { Output.line(key) }
   }

@@ -66,7 +66,7 @@ struct Splintctl: ParsableCommand {
       SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
       PathCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, ResetCommand.self,
       SandboxCommand.self,
-    ]
+    ] + fleetCommands
   )
 
   /// Runs the command the arguments name, once every argument is known to be UTF-8 (see ``UTF8Input``).
@@ -75,10 +75,17 @@ struct Splintctl: ParsableCommand {
   /// read`, `--help`, ...) run on the main thread, and Swift concurrency, with its threads, starts only for the two
   /// that wait for something (`watch`, `sandbox`).
   static func main() {
+    // Before the fast path too: its `secret read` may name the vault in SPLINT_CREDENTIAL_STORES.
     FleetStores.register()
+    let arguments: [String]
     let command: any ParsableCommand
     do {
-      command = try parseAsRoot(try UTF8Input.arguments())
+      arguments = try UTF8Input.arguments()
+      if let hot = FastPath.command(arguments) {
+        try hot()
+        return
+      }
+      command = try parseAsRoot(arguments)
     } catch {
       exit(withError: error)
     }
@@ -117,19 +124,27 @@ enum ExitStatus {
   static let failure = ExitCode(70)
 }
 
-/// Prints `message` to standard error as one `splintctl:` line, and returns `status` to throw.
-func failure(_ message: String, _ status: ExitCode) -> ExitCode {
-  Output.error("splintctl: \(message)")
+/// Prints what went wrong to standard error, as people read it, and returns `status` to throw: `splintctl: ` and what
+/// happened on the first line (at most 160 characters: a longer summary goes on on the next), then what to do, a
+/// sentence a line.
+func failure(_ summary: String, remedy: String? = nil, _ status: ExitCode) -> ExitCode {
+  Output.problem("splintctl: \(summary)", remedy: remedy)
   return status
 }
+
+/// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
+func failure(_ error: SettingsError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
+
+/// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
+func failure(_ error: CredentialError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
 
 extension CredentialError {
   /// The exit status for this error.
   var status: ExitCode {
     switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut,
-      .storeUnavailable, .noStoreAnswered, .portalRefused, .sealed, .unreachable, .notLoggedIn, .secretIDSpent,
-      .serverError:
+      .storeUnavailable, .noStoreAnswered, .portalRefused, .notDelivered, .sealed, .unreachable, .notLoggedIn,
+      .secretIDSpent, .serverError:
       ExitStatus.unavailable
     case .invalidArgument, .invalidConfiguration:
       ExitStatus.usage
@@ -146,7 +161,8 @@ extension SettingsError {
     case .invalidJSON, .invalidSuiteName, .unencodableValue, .reservedKey, .versionMismatch:
       ExitStatus.usage
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
-      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout, .watchedByPolling:
+      .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout, .watchedByPolling,
+      .enforcedByFleet, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy:
       ExitStatus.failure
     }
   }

@@ -28,9 +28,9 @@ enum UTF8Input {
       if let text = String(validatingCString: pointer) { return text }
       let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
       throw failure(
-        "argument \(position) is not valid UTF-8 \(excerpt(bytes)). splintctl takes every argument (keys, values, "
-          + "suite names, paths) as UTF-8 text: \(remedy); for a file whose name is not UTF-8, give --file a "
-          + "symbolic link with a UTF-8 name.",
+        "argument \(position) is not valid UTF-8 \(excerpt(bytes)).",
+        remedy: "splintctl takes every argument (keys, values, suite names, paths) as UTF-8 text: \(remedy); for a "
+          + "file whose name is not UTF-8, give --file a symbolic link with a UTF-8 name.",
         ExitStatus.usage)
     }
   }
@@ -42,9 +42,8 @@ enum UTF8Input {
     let data = Output.readAll()
     if let text = String(validating: data, as: UTF8.self) { return text }
     throw failure(
-      "standard input is not valid UTF-8 \(excerpt(Array(data))). splintctl reads values as UTF-8 text: "
-        + "\(remedy).",
-      ExitStatus.usage)
+      "standard input is not valid UTF-8 \(excerpt(Array(data))).",
+      remedy: "splintctl reads values as UTF-8 text: \(remedy).", ExitStatus.usage)
   }
 
   /// Where `bytes` stop being UTF-8, for a message: `at byte 4: "caf\xe9"`, showing up to 32 bytes either side.

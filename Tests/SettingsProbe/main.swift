@@ -25,6 +25,9 @@
 //                                                2 throws
 //   SettingsProbe path SUITE                     print SettingsStore(suite:)'s file
 //   SettingsProbe problem FILE                   print the file's problem (`fileError`), or "none"
+//   SettingsProbe first-error FILE KEY           what a daemon starting on the file does: a Setting<Int> on KEY, read
+//                                                (`value N`), then the store's errors(): print the first error a new
+//                                                stream hears, `CODE KEY`, or `none` if none comes within 5 seconds
 //   SettingsProbe values FILE                    print the file's problem (or "none"), then its settings as one JSON
 //                                                object, as a program reads them
 //   SettingsProbe beside FIRST SECOND KEY        open a store on FIRST and read it, then one on SECOND (which may name
@@ -33,6 +36,8 @@
 //   SettingsProbe try-writes FILE KEY COUNT      COUNT writes of KEY (0, 1, …), going on after a failed one; prints
 //                                                `written N failed M`, then each distinct failure once, `error …`
 //   SettingsProbe layers FILE                    print the user's file, then each system file, one a line
+//   SettingsProbe fleet-copies SUITE             print where SettingsStore(suite:) looks for the fleet's copies, one a
+//                                                line
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
 //                                                saved), printing this process's threads, inotify instances and
 //                                                epoll instances before and after: `threads 2 inotify 0 epoll 0`
@@ -72,6 +77,8 @@ struct SettingsProbe {
       try store(arguments[1]).set(JSONValue(parsing: arguments[3]), forKey: arguments[2])
     case ("reset", 3):
       Setting<JSONValue?>(arguments[2], default: nil, store: store(arguments[1])).reset()
+    case ("fleet-copies", 2):
+      for url in try SettingsStore.fleetCopyURLs(forSuite: arguments[1]) { print(url.path) }
     case ("layers", 2):
       let settings = store(arguments[1])
       for url in [settings.fileURL] + settings.systemFileURLs { print(url.path) }
@@ -175,6 +182,21 @@ struct SettingsProbe {
       print(SettingsStore(suite: arguments[1]).fileURL.path)
     case ("problem", 2):
       print(store(arguments[1]).fileError.map(\.description) ?? "none")
+    case ("first-error", 3):
+      let settings = store(arguments[1])
+      let setting = Setting(arguments[2], default: 0, store: settings)
+      print("value \(setting.value)")
+      let errors = settings.errors()
+      let first = await withTaskGroup(of: SettingsError?.self) { group in
+        group.addTask { await errors.first { _ in true } }
+        group.addTask {
+          try? await Task.sleep(for: .seconds(5))
+          return nil
+        }
+        defer { group.cancelAll() }
+        return await group.next() ?? nil
+      }
+      print(first.map { "\($0.code) \($0.key ?? "")" } ?? "none")
     case ("values", 2):
       let settings = store(arguments[1])
       print(settings.fileError.map(\.description) ?? "none")

@@ -433,8 +433,8 @@
       let reports = Mutex<[String]>([])
       let store = try server.store {
         $0.timeout = .seconds(1)
-        $0.lastGoodValue = .init(maximumAge: .seconds(3)) { credential, age, reason in
-          reports.withLock { $0.append("\(credential.account) \(reason.code) \(age < .seconds(3))") }
+        $0.lastGoodValue = .init(maximumAge: .seconds(5)) { credential, age, reason in
+          reports.withLock { $0.append("\(credential.account) \(reason.code) \(age < .seconds(5))") }
         }
       }
       let plain = try server.store { $0.timeout = .seconds(1) }
@@ -448,6 +448,7 @@
       #expect(try await credential("gone", store).read() == "y")
       #expect(try await credential("a", silent).read() == "x")
       try await credential("gone", store).delete()  // forgets the kept value
+      #expect(try await credential("a", store).read() == "x")  // kept now, well within its 5 s
       try await server.seal()
       #expect(try await credential("a", store).read() == "x")
       #expect(try await credential("a", silent).read() == "x")
@@ -458,7 +459,7 @@
       server.pause()
       #expect(try await credential("a", store).read() == "x")
       #expect(reports.withLock { $0 } == ["a sealed true", "a unreachable true"])
-      try await Task.sleep(for: .seconds(3))
+      try await Task.sleep(for: .seconds(5))
       #expect(failure { () throws(CredentialError) in try credential("a", store).read() }?.code == .unreachable)
       server.resume()
       // Not for a refusal, nor for an absent secret.

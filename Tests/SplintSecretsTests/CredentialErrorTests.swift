@@ -9,7 +9,7 @@ import Testing
   func descriptionsNameTheRemedy() {
     let remedies: [(CredentialError, String)] = [
       (.noSessionBus, "SPLINT_CREDENTIAL_STORES=delivered,kernel-keyring; in CI, run it under `splintctl sandbox`"),
-      (.serviceUnavailable, "hand the program its secrets instead: as systemd credentials (LoadCredential=)"),
+      (.serviceUnavailable, "On a server or in a container, hand the program its secrets: as systemd credentials"),
       (.noDefaultCollection, "New > Password Keyring"),
       (.locked, "--replace --unlock"),
       (.promptDismissed, "answer the prompt"),
@@ -23,14 +23,25 @@ import Testing
       (.unreadableSecret("/run/secrets/x is a FIFO."), "cannot be read: /run/secrets/x is a FIFO."),
       (
         .noStoreAnswered([.init(store: "a", error: .noSessionBus), .init(store: "b", error: .locked)]),
-        "No store answered. a: No D-Bus session bus"
+        "No store answered (a, b). a: No D-Bus session bus"
       ),
       (.invalidConfiguration("Unknown store \"x\"."), "configured wrongly: Unknown store"),
+      (.portalRefused("user interaction failed"), "unlock it (log in to the desktop, or Seahorse)"),
     ]
     for (error, remedy) in remedies {
       #expect(error.description.contains(remedy), "\(error)")
+      // One line for a log: what happened, then what to do, each once.
+      #expect(!error.description.contains("\n"), "\(error)")
+      #expect(error.description == [error.summary, error.remedy].compactMap(\.self).joined(separator: " "))
+      #expect(error.remedy.map { !error.summary.contains($0) && !$0.contains(error.summary) } ?? true)
     }
     #expect(Set(remedies.map(\.0.description)).count == remedies.count)
+    // A store's reason is split where what happened ends and what to do begins.
+    let split = CredentialError.storeUnavailable(
+      store: "kernel keyring", reason: "the kernel refused add_key (EPERM). Run it with another seccomp profile.")
+    #expect(split.summary == "kernel keyring cannot be used: the kernel refused add_key (EPERM).")
+    #expect(split.remedy == "Run it with another seccomp profile.")
+    #expect(CredentialError.unreadableSecret("no such file, e.g. here. not a remedy").remedy == nil)
   }
 
   @Test("each error has its own code, named as its static member is")

@@ -61,9 +61,14 @@ struct DefaultCredentialStoreTests {
     let steps = ["store", "default", "read", "svc", "alice", "read", "svc", "bob", "save", "svc", "bob", "x"]
     let underSystemd = try await PrivateSession.probe(
       .noBus, environment: ["CREDENTIALS_DIRECTORY": directory], steps)
+    // The secret not delivered: the error names the file systemd credentials looked for, then the missing bus.
     #expect(
-      underSystemd.lines.dropFirst() == ["ok from systemd", "error noSessionBus", "error noSessionBus"],
+      underSystemd.lines.dropFirst() == ["ok from systemd", "error noStoreAnswered", "error noSessionBus"],
       "\(underSystemd.stderr)")
+    #expect(
+      underSystemd.stderr.contains(
+        "No store answered (systemd credentials, Secret Service). systemd credentials holds no file svc__bob in \(directory)"
+      ), "\(underSystemd.stderr)")
     let bare = try await PrivateSession.probe(.noBus, steps)
     #expect(bare.lines.dropFirst() == ["error noSessionBus", "error noSessionBus", "error noSessionBus"])
   }

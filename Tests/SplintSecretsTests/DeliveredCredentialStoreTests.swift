@@ -200,14 +200,13 @@ import Testing
   @Test(.enabled(if: getuid() == 0, "a process of another user needs root to start it"))
   func systemdCredentialsAreOnlyTheUnitUsersToRead() async throws {
     let directory = try await credentialsDirectory(holding: "s3cr3t")
-    var environment = ProcessInfo.processInfo.environment
-    environment["CREDENTIALS_DIRECTORY"] = directory.path
-    // The unit's user is root here; the probe runs as nobody, as a process started beside the unit would.
-    let output = try await Programs.run(
-      [
-        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Programs.helper("SecretsProbe"), "store",
-        "systemd", "read", "api.example.com", "alice",
-      ], environment: environment)
+    // The unit's user is root here; the probe runs as nobody, as a process started beside the unit would, from a
+    // copy in a private tmpfs (RootNamespace) that nobody can reach wherever the checkout is.
+    let output = try await RootNamespace.run(
+      """
+      CREDENTIALS_DIRECTORY='\(directory.path)' LLVM_PROFILE_FILE=/dev/null \\
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" store systemd read api.example.com alice
+      """, helpers: ["probe": Programs.helper("SecretsProbe")])
     #expect(output.lines == ["ok systemd credentials", "error unreadableSecret"], "\(output.stderr)")
     #expect(output.stderr.contains("this process may not read \(directory.path)/api.example.com__alice"))
     #expect(output.stderr.contains("Only the unit's user may read its credentials"))
@@ -345,6 +344,91 @@ import Testing
     #expect(try alice(in: store).read() == nil)
     #expect(try Credential(service: "api.example.com", account: "carol", store: store).read() == nil)
     #expect(try store.accounts(service: "api.example.com") == ["bob"])
+  }
+
+  // MARK: - A credential not delivered
+
+  @Test("a missing file is named, with the files whose names are close to it: a misnamed delivery")
+  func aMissingFileIsNamedWithCloseOnes() throws {
+    let directory = try directory(
+      "misnamed",
+      files: [
+        "api.example.com.syncd": "x", "API.example.com__Syncd": "x", "api.example.com__syncx": "x",
+        "api.example.com__bob": "x", "token": "x",
+      ])
+    let store = DeliveredCredentialStore(directory: directory, name: "delivered")
+    let syncd = Credential(service: "api.example.com", account: "syncd", store: store)
+    #expect(try syncd.read() == nil)  // still no secret: told, not an error
+    let absence = try #require(store.absence(of: syncd))
+    #expect(
+      absence
+        == .notDelivered(
+          store: "delivered", file: "api.example.com__syncd", directory: directory.path,
+          closeNames: ["API.example.com__Syncd", "api.example.com.syncd", "api.example.com__syncx"]))
+    #expect(absence.code == .notDelivered)
+    #expect(
+      absence.description.hasPrefix(
+        "delivered holds no file api.example.com__syncd in \(directory.path), the file it reads this credential from"))
+    #expect(absence.description.hasSuffix("are there, close names: rename the one meant api.example.com__syncd."))
+    // One close name, or none.
+    let bob = Credential(service: "api.example.com", account: "bobb", store: store)
+    #expect(
+      store.absence(of: bob)?.description.hasSuffix(
+        "api.example.com__bob is there, a close name: rename it api.example.com__bobb.") == true)
+    let far = Credential(service: "elsewhere", account: "nobody", store: store)
+    #expect(store.absence(of: far)?.description.hasSuffix("a container secret's target).") == true)
+    // There, or the directory missing: nothing to say.
+    let nowhere = DeliveredCredentialStore(directory: scratch.url("none"))
+    #expect(nowhere.absence(of: alice(in: nowhere)) == nil)
+    #expect(store.absence(of: Credential(service: "api.example.com", account: "bob", store: store)) == nil)
+    // The files no credential's name gives (that a program reads only by naming them).
+    #expect(store.filesNamedByNoCredential == ["api.example.com.syncd", "token"])
+    let named = DeliveredCredentialStore(
+      directory: directory, fileNames: [.init(service: "api", account: "t"): "token"])
+    #expect(named.filesNamedByNoCredential == ["api.example.com.syncd"])
+    #expect(DeliveredCredentialStore(directory: scratch.url("none")).filesNamedByNoCredential.isEmpty)
+  }
+
+  @Test("close names: equal but for case and the marks between words, or two edits away; never the file itself")
+  func closeNames() {
+    #expect(DeliveredCredentialStore.isClose("api.example.com.syncd", to: "api.example.com__syncd"))
+    #expect(DeliveredCredentialStore.isClose("API-EXAMPLE-COM-SYNCD", to: "api.example.com__syncd"))
+    #expect(DeliveredCredentialStore.isClose("api.example.com__sync", to: "api.example.com__syncd"))
+    #expect(DeliveredCredentialStore.isClose("api.exmaple.com__syncd", to: "api.example.com__syncd"))
+    #expect(!DeliveredCredentialStore.isClose("api.example.com__syncd", to: "api.example.com__syncd"))
+    #expect(!DeliveredCredentialStore.isClose("api.example.com__alice", to: "api.example.com__syncd"))
+    #expect(!DeliveredCredentialStore.isClose("..data", to: "..dat"))
+    #expect(!DeliveredCredentialStore.isClose("a", to: "api.example.com__syncd"))
+    #expect(DeliveredCredentialStore.editDistance(Array("kitten".utf8), Array("sitting".utf8), atMost: 5) == 3)
+    #expect(DeliveredCredentialStore.editDistance(Array("kitten".utf8), Array("sitting".utf8), atMost: 2) == 3)
+    #expect(DeliveredCredentialStore.editDistance([], Array("ab".utf8), atMost: 2) == 2)
+  }
+
+  @Test("a chain that cannot reach its other stores names the delivered file it looked for, and the close ones")
+  func aChainNamesTheFileItLookedFor() throws {
+    let directory = try directory("chain", files: ["api.example.com.syncd": "x"])
+    let delivered = DeliveredCredentialStore(directory: directory, name: "systemd credentials")
+    let unreachable = ReadOnlyStore(failure: .noSessionBus)
+    let chain = ChainedCredentialStore([delivered, unreachable], skippingUnavailable: true)
+    let syncd = Credential(service: "api.example.com", account: "syncd", store: chain)
+    let error = #expect(throws: CredentialError.self) { try syncd.read() }
+    #expect(
+      error
+        == .noStoreAnswered([
+          .init(
+            store: "systemd credentials",
+            error: .notDelivered(
+              store: "systemd credentials", file: "api.example.com__syncd", directory: directory.path,
+              closeNames: ["api.example.com.syncd"])),
+          .init(store: unreachable.name, error: .noSessionBus),
+        ]))
+    #expect(
+      error?.description.hasPrefix(
+        "No store answered (systemd credentials, \(unreachable.name)). systemd credentials holds no file api.example.com__syncd in \(directory.path)"
+      ) == true,
+      "\(String(describing: error))")
+    // Found further down, or nothing to say when every store answered: as before.
+    #expect(try Credential(service: "x", account: "y", store: ChainedCredentialStore([delivered])).read() == nil)
   }
 
   @Test func aSecretOfUpTo1MiBIsReadAndALargerOneRefused() throws {

@@ -200,14 +200,68 @@ struct FailureStateTests {
     #expect(output.lines == ["error timedOut", "error timedOut"], "\(output.stderr)")
   }
 
-  @Test("gnome-keyring without a login keyring: saving says noDefaultCollection, reading finds nothing")
+  @Test(
+    "gnome-keyring without a login keyring, headless: no prompt for a new keyring can be shown, so a save says noDefaultCollection"
+  )
   func noDefaultCollection() async throws {
     let output = try await PrivateSession.probe(
       .noLoginKeyring,
-      ["availability", "read", "svc", "alice", "save", "svc", "alice", "x", "accounts", "svc", "delete", "svc", "a"])
+      [
+        "availability", "read", "svc", "alice", "save", "svc", "alice", "x", "accounts", "svc", "delete", "svc", "a",
+        "sh", Shell.defaultLabel,
+      ])
     #expect(
-      output.lines == ["error noDefaultCollection", "ok nil", "error noDefaultCollection", "ok ", "ok"],
+      output.lines == ["error noDefaultCollection", "ok nil", "error noDefaultCollection", "ok ", "ok", "ok sh 1"],
       "\(output.stderr)")
+    #expect(output.stderr.contains("Seahorse"), "\(output.stderr)")
+  }
+
+  @Test(
+    "gnome-keyring without a login keyring, on a desktop: a save has it ask for a new keyring's password, then stores",
+    .enabled(if: Shell.missingForADisplay == nil, "needs xvfb-run, xdotool and xwininfo (script/bootstrap)"))
+  func noDefaultCollectionOnADesktop() async throws {
+    let output = try await PrivateSession.probe(
+      .noLoginKeyringOnADisplay,
+      [
+        "availability",
+        "read", "svc", "alice",  // reads create nothing
+        "sh", Shell.defaultLabel,
+        "sh", Shell.answerPrompter(typing: "new-keyring-password", twice: true),
+        "save", "svc", "alice", "token",
+        "sh", Shell.defaultLabel,
+        "availability",
+        "read", "svc", "alice",
+        "sh", "echo \"$(secret-tool lookup service svc username alice)\"",
+        "save", "svc", "bob", "second",  // the keyring is there: no prompt
+        "read", "svc", "bob",
+      ])
+    #expect(
+      output.lines == [
+        "error noDefaultCollection", "ok nil", "ok sh 1", "ok sh 0", "ok", "Default keyring", "ok sh 0",
+        "ok available", "ok token", "token", "ok sh 0", "ok", "ok second",
+      ], "\(output.stderr)")
+  }
+
+  @Test(
+    "on a desktop, `splintctl secret search --secret` unlocks through the prompt and prints each item as it is then",
+    .enabled(if: Shell.missingForADisplay == nil, "needs xvfb-run, xdotool and xwininfo (script/bootstrap)"))
+  func searchShowsItemsUnlocked() async throws {
+    let splintctl = "'\(Programs.helper("splintctl"))'"  // quoted: the checkout's path may have spaces
+    let search = "\(splintctl) secret search --secret service svc | grep -x 'locked = .*\\|secret = .*'"
+    let output = try await PrivateSession.probe(
+      .noLoginKeyringOnADisplay,
+      [
+        "sh", Shell.answerPrompter(typing: "keyring-password", twice: true),
+        "save", "svc", "alice", "token",
+        "sh", Shell.lockDefault,
+        "sh", "\(splintctl) secret search service svc | grep -x 'locked = .*'",
+        "sh", Shell.answerPrompter(typing: "keyring-password", twice: false),
+        "sh", search,
+      ])
+    #expect(
+      output.lines == [
+        "ok sh 0", "ok", "ok sh 0", "locked = yes", "ok sh 0", "ok sh 0", "locked = no", "secret = token", "ok sh 0",
+      ], "\(output.stderr)")
   }
 
   @Test("a Secret Service that hangs: the call ends with timedOut after the store's timeout; later calls work")

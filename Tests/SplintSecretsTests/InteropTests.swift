@@ -65,6 +65,58 @@ struct InteropTests {
     #expect(after.map(\.label).sorted() == ["Mine", "Password for 'alice' on '\(service)'"])
   }
 
+  @Test(
+    "Python keyring saving after us makes its own item beside ours: we read its secret, and our next save reaches every client",
+    arguments: [false, true])
+  func pythonKeyringSavesAfterUs(aSecondApart: Bool) async throws {
+    let credential = Credential(service: service, account: "alice")
+    try await credential.save("first, ours")
+    // In the same second the two items' Modified times are equal; a second apart, Python's is later.
+    if aSecondApart { try await Task.sleep(for: .milliseconds(1_100)) }
+    try await PythonKeyring.setPassword(service: service, account: "alice", secret: "second, Python's")
+    #expect(try await PythonKeyring.items(service: service).count == 2)
+    #expect(try await credential.read() == "second, Python's")
+    // (Python keyring and secret-tool now read whichever of the two items gnome-keyring lists first.)
+    try await credential.save("third, ours")
+    #expect(try await credential.read() == "third, ours")
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == "third, ours")
+    #expect(try await SecretTool.lookup(service: service, account: "alice") == "third, ours")
+  }
+
+  @Test("we saving after Python keyring: its item gets our secret, for every client; its next save is ours to read")
+  func weSaveAfterPythonKeyring() async throws {
+    let credential = Credential(service: service, account: "alice")
+    try await PythonKeyring.setPassword(service: service, account: "alice", secret: "first, Python's")
+    try await credential.save("second, ours")
+    #expect(try await PythonKeyring.items(service: service).count == 1)  // updated in place: none beside it
+    #expect(try await credential.read() == "second, ours")
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == "second, ours")
+    #expect(try await SecretTool.lookup(service: service, account: "alice") == "second, ours")
+    try await PythonKeyring.setPassword(service: service, account: "alice", secret: "third, Python's")
+    #expect(try await credential.read() == "third, Python's")
+    #expect(try await PythonKeyring.getPassword(service: service, account: "alice") == "third, Python's")
+    #expect(try await SecretTool.lookup(service: service, account: "alice") == "third, Python's")
+  }
+
+  @Test("a third program's item that merely shares the service and username is left alone by our saves and deletes")
+  func thirdProgramsItemIsLeftAlone() async throws {
+    let credential = Credential(service: service, account: "alice")
+    let theirs = ["service": service, "username": "alice", "protocol": "https"]
+    try await SecretTool.store(attributes: theirs, secret: "theirs", label: "Theirs")
+    // The only item with the two attributes: read, as libsecret's lookup reads it.
+    #expect(try await credential.read() == "theirs")
+    try await credential.save("ours")  // beside it, not over it
+    #expect(try await credential.read() == "ours")
+    #expect(try await SecretTool.lookup(attributes: theirs) == "theirs")
+    try await SecretTool.store(attributes: theirs, secret: "theirs, changed", label: "Theirs")
+    #expect(try await credential.read() == "ours")  // newer, but not the credential's
+    try await credential.save("ours, changed")
+    #expect(try await SecretTool.lookup(attributes: theirs) == "theirs, changed")
+    try await credential.delete()
+    #expect(try await SecretTool.lookup(attributes: theirs) == "theirs, changed")
+    #expect(try await PythonKeyring.items(service: service).map(\.label) == ["Theirs"])
+  }
+
   @Test func deleteRemovesTheItemsOfEveryTool() async throws {
     try await SecretTool.store(service: service, account: "alice", secret: "a", label: "Mine")
     try await PythonKeyring.setPassword(service: service, account: "alice", secret: "b")

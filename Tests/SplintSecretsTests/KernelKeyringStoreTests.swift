@@ -317,18 +317,16 @@ struct KernelKeyringStoreTests {
     }
     let secret = Probe.hex(limit * 2 / 5)
     let user = String(200_000 + Int(getpid()) % 100_000)
-    var environment = Probe.environment("session")
-    environment["LLVM_PROFILE_FILE"] = "/dev/null"  // the coverage profiles' directory is root's
-    let output = try await Programs.run(
-      [
-        "setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups",
-        "unshare", "--user", "--map-root-user", "keyctl", "session", "-", Probe.probe,
-        "save-hex", "svc", "a", secret,
-        "save-hex", "svc", "b", secret,
-        "save-hex", "svc", "c", secret,
-        "read-data", "svc", "b",
-        "accounts", "svc",
-      ], environment: environment)
+    // The probe runs from a copy in a private tmpfs (RootNamespace), which that user can reach wherever the checkout
+    // is: a home of mode 0700, or a directory bubblewrap made 0700 in script/test-distro's root.
+    let steps =
+      ["save-hex", "svc", "a", secret, "save-hex", "svc", "b", secret, "save-hex", "svc", "c", secret]
+      + ["read-data", "svc", "b", "accounts", "svc"]
+    let output = try await RootNamespace.run(
+      """
+      SPLINT_PROBE_STORE=kernel-session LLVM_PROFILE_FILE=/dev/null setpriv --reuid=\(user) --regid=\(user) \\
+        --clear-groups unshare --user --map-root-user keyctl session - "$probe" \(steps.joined(separator: " "))
+      """, helpers: ["probe": Probe.probe])
     #expect(output.lines == ["ok", "ok", "error storeUnavailable", "ok \(secret)", "ok a,b"], "\(output.stderr)")
     #expect(output.stderr.contains("EDQUOT") && output.stderr.contains("kernel.keys.maxbytes="))
   }

@@ -112,7 +112,7 @@ struct SecretPortalTests {
             "read", "svc", "alice",
             "accounts", "svc",
             "save", "svc", "carol", "kept",
-            "sh", "\(Programs.helper("splintctl")) secret status",
+            "sh", "'\(Programs.helper("splintctl"))' secret status",
           ]),
         "sh", "test -s \(Self.keyringFile(of: "org.example.SplintA"))",
         "read", "svc", "carol",

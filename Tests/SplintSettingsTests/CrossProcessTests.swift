@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Synchronization
 import TestSupport
 import Testing
@@ -19,6 +20,29 @@ import Testing
     #expect(await collect(updates) { $0 == 60 } == [60])
     #expect(first.value == 60)
     #expect(await take(1, from: changes) == [["interval"]])
+  }
+
+  @Test("withObservationTracking's onChange, for a change made here or by another process, reads the new value")
+  func onChangeReadsTheNewValue() async throws {
+    let store = scratch.store()
+    let interval = Setting("interval", default: 30, store: store)
+    let seen = Shared<[Int]>([])
+    // What the guide's "Programs with callbacks" shows: observe, and from onChange observe again, reading the value.
+    @Sendable func follow() {
+      let value = withObservationTracking {
+        interval.value
+      } onChange: {
+        follow()
+      }
+      seen.value.withLock { $0.append(value) }
+    }
+    follow()
+    interval.value = 45
+    #expect(seen.value.withLock { $0 } == [30, 45], "called before the assignment returns, with the value in place")
+    interval.value = 45
+    #expect(seen.value.withLock { $0 } == [30, 45], "the same value is no change")
+    #expect(try await probe("set", store.fileURL.path, "interval", "60").status == 0)
+    #expect(await eventually { seen.value.withLock { $0 } == [30, 45, 60] })
   }
 
   @Test("a write stuck behind another process's lock on one file holds up no other file's changes")

@@ -47,12 +47,15 @@ import Testing
     "invalid JSON is refused with where and why",
     arguments: [
       ("", "line 1, column 1: the text ends where a value should be"),
-      ("{", "line 1, column 2: expected a key in double quotes"),
-      ("{\"a\" 1}", "line 1, column 6: expected ':' after the key \"a\""),
-      ("{\"a\": 1,}", "line 1, column 9: expected a key in double quotes"),
-      ("{\"a\": 1 \"b\": 2}", "line 1, column 9: expected ',' or '}' after the value of \"a\""),
+      ("{", "line 1, column 2: the text ends where a key in double quotes should be"),
+      ("{\"a\" 1}", "line 1, column 6: '1' after the key \"a\", where ':' should be"),
+      (
+        "{\"a\": 1,}",
+        "line 1, column 8: a comma before '}': JSON allows none after the last element (a settings file may have one)"
+      ),
+      ("{\"a\": 1 \"b\": 2}", "line 1, column 9: '\"' after the value of \"a\", where ',' or '}' should be"),
       ("{\"a\": 1, \"a\": 2}", "line 1, column 10: the key \"a\" appears twice in one object"),
-      ("[1 2]", "line 1, column 4: expected ',' or ']' after an array element"),
+      ("[1 2]", "line 1, column 4: '2' after an array element, where ',' or ']' should be"),
       ("[1,\n  x]", "line 2, column 3: 'x' where a value should be"),
       ("nul", "line 1, column 1: expected null"),
       ("tru", "line 1, column 1: expected true"),
@@ -122,6 +125,25 @@ import Testing
     )
   }
 
+  @Test("the text splintctl prints: strict JSON, and numbers as the file has them, also after a write here")
+  func exactText() throws {
+    let scratch = Scratch()
+    let store = SettingsStore(fileURL: scratch.url("settings.json"))
+    try "{\"big\": 123456789012345678901234567890, /* c */ \"list\": [1e-400,],}".write(
+      to: store.fileURL, atomically: true, encoding: .utf8)
+    #expect(store.exactText(forKey: "big") == "123456789012345678901234567890")
+    #expect(store.exactText(forKey: "list") == "[\n  1e-400\n]")
+    #expect(store.exactText(forKey: "none") == nil)
+    try store.update { try $0.set(jsonText: "98765432109876543210987654321", forKey: "big") }
+    try store.set(["x": 1], forKey: "new")
+    #expect(store.exactText(forKey: "big") == "98765432109876543210987654321")
+    #expect(
+      store.exactText(version: true)
+        == "{\n  \"big\": 98765432109876543210987654321,\n  \"list\": [\n    1e-400\n  ],\n  \"new\": {\n    \"x\": 1\n  }\n}"
+    )
+    #expect(SettingsStore(fileURL: scratch.url("none.json")).exactText(version: true) == "{}")
+  }
+
   @Test func invalidUTF8IsRefused() {
     #expect(throws: SettingsError.invalidJSON(reason: "line 1, column 1: a string is not valid UTF-8")) {
       try JSONValue(parsing: Data([0x22, 0xFF, 0xFE, 0x22]))
@@ -178,18 +200,13 @@ import Testing
     document["b"] = nil
     document["missing"] = nil
     #expect(
-      String(decoding: document.rendered(), as: UTF8.self) == """
-        {
-          "a": {"x":  1.50},
-          "c": true,
-          "d": "new"
-        }
-
-        """)
+      String(decoding: document.rendered(), as: UTF8.self)
+        == "\u{FEFF}{ \"a\":{\"x\":  1.50}, \"c\": true, \"d\": \"new\" }")
     document["a"] = nil
     document["c"] = nil
     document["d"] = nil
-    #expect(String(decoding: document.rendered(), as: UTF8.self) == "{}\n")
+    #expect(String(decoding: document.rendered(), as: UTF8.self) == "\u{FEFF}{}")
+    #expect(String(decoding: SettingsDocument().rendered(), as: UTF8.self) == "{}\n", "a new file")
   }
 
   @Test func settingsDocumentsAreObjectsOrEmpty() throws {

@@ -48,7 +48,7 @@ import Testing
     let expected = SettingsError.lockTimeout(url, lockFile: URL(fileURLWithPath: lock), waited: .milliseconds(300))
     #expect(throws: expected) { try store.set(.int(2), forKey: "a") }
     #expect(ContinuousClock.now - start >= .milliseconds(300))
-    #expect(expected.description.contains("another process holds its lock, \(lock), and has for 0.3 seconds"))
+    #expect(expected.description.contains("another process has held its lock, \(lock), for 0.3 seconds"))
     #expect(SettingsError.lockTimeout(url, lockFile: url, waited: .seconds(5)).description.contains("for 5 seconds"))
     holder.send(SIGKILL)
     await holder.wait()

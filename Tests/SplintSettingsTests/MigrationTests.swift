@@ -36,16 +36,7 @@ import Testing
     #expect(runs.value.withLock { $0 } == [1, 2, 3])
     #expect(store.writeCount == 1)
     #expect(await take(1, from: changes) == [["interval", "syncInterval", "fast", "legacy"]])
-    #expect(
-      store.text == """
-        {
-          "fast": "fast",
-          "other": 1.50,
-          "syncInterval": 30,
-          "$version": 3
-        }
-
-        """)
+    #expect(store.text == #"{"fast": "fast", "other": 1.50, "syncInterval": 30, "$version": 3}"#)
     #expect(store.schemaVersion == 3)
     #expect(store.fileError == nil)
     // Opened again, here or anew, the file is at the migrations' version: nothing runs, nothing is written.
@@ -85,7 +76,7 @@ import Testing
     #expect(store.writeCount == 0)
     #expect(try store.reset(keys: ["$version"]) == [])
     #expect(try store.resetAll() == ["a"])
-    #expect(store.text == "{\n  \"$version\": 3\n}\n")
+    #expect(store.text == #"{"$version": 3}"#)
     #expect(store.schemaVersion == 3)
   }
 
@@ -113,7 +104,7 @@ import Testing
     let newer = SettingsError.newerVersion(url, version: 9, known: 3)
     #expect(store.fileError == newer)
     #expect(await take(1, from: store.errors()) == [newer])
-    #expect(newer.description.contains("is at version 9, but this program knows versions up to 3"))
+    #expect(newer.description.contains("is at version 9, and this program knows versions up to 3"))
     #expect(runs.value.withLock { $0 }.isEmpty)
     #expect(store.value(forKey: "syncInterval") == .string("PT1M"))
     #expect(store.text == text)
@@ -244,7 +235,7 @@ import Testing
     let older = Data(#"{"$version": 1, "c": 3}"#.utf8)
     let mismatch = SettingsError.versionMismatch(url, imported: 1, file: 2)
     #expect(throws: mismatch) { try store.importSettings(from: older) }
-    #expect(mismatch.description.contains("Nothing was written"))
+    #expect(mismatch.description.contains("nothing was written"))
     #expect(store.values == ["a": .int(1), "b": .int(2)])
     try store.importSettings(from: Data(#"{"c": 3}"#.utf8))
     #expect(store.schemaVersion == 2, "an import without a version is taken as it is")
@@ -274,7 +265,7 @@ import Testing
     #expect(Set(runs.map { $0.split(separator: " ").first ?? "" }).count == 1, "one process ran them all")
     #expect(
       try String(contentsOf: file, encoding: .utf8)
-        == "{\n  \"other\": 1,\n  \"period\": \"30s\",\n  \"$version\": 3\n}\n")
+        == #"{"other": 1, "period": "30s", "$version": 3}"#)
   }
 
   @Test("SIGKILL in the middle of a migration leaves the old file intact, and the next opener migrates it")

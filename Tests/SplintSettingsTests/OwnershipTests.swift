@@ -51,6 +51,24 @@ struct OwnershipTests {
       output.lines == ["status 0", "settings.json 1000:2000 660", "settings.json.lock 1000:2000 600"], "\(output)")
   }
 
+  @Test("a user who may write the file but not its directory is told that the directory is read-only")
+  func aReadOnlyDirectoryIsNamedAsSuch() async throws {
+    let output = try await asRoot(
+      """
+      mkdir -m 0755 /mnt/home && cd /mnt/home
+      printf '{"a": 1}' > settings.json && chown 1000:1000 settings.json && chmod 0600 settings.json
+      as_user 1000 1000 1000 $probe set /mnt/home/settings.json a 2
+      echo "status $?"; cat settings.json; echo; ls -A
+      """)
+    #expect(
+      output.lines.first
+        == "error Could not write the settings file /mnt/home/settings.json: its directory /mnt/home does not let this "
+        + "user make files in it (Permission denied). The file and the values in memory are as they were. Give this "
+        + "user write access to /mnt/home (its owner and mode), or keep the settings in a directory it may write.",
+      "\(output)")
+    #expect(Array(output.lines.dropFirst()) == ["status 1", #"{"a": 1}"#, "settings.json"])
+  }
+
   @Test("a user who may write the directory but not the file does not replace it")
   func aFileOneMayNotWriteIsRefused() async throws {
     let output = try await asRoot(
@@ -64,8 +82,9 @@ struct OwnershipTests {
     let path = "/mnt/shared/settings.json"
     #expect(
       output.lines.first
-        == "error Could not write the settings file \(path): write \(path) failed: Permission denied; permission denied: "
-        + "check the owner and mode of \(path). The file and the values in memory are as they were.", "\(output)")
+        == "error Could not write the settings file \(path): this user may not write it (Permission denied). The file "
+        + "and the values in memory are as they were. Check the owner and mode of \(path) (a settings file belongs to "
+        + "its user, mode 0600).", "\(output)")
     #expect(Array(output.lines.dropFirst()) == ["status 1", "1001:1001 644", #"{"a": 1}"#, "settings.json"])
   }
 

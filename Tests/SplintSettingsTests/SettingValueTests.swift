@@ -8,7 +8,7 @@ enum Theme: String, SettingValue {
   case light, dark
 }
 
-enum Speed: Int, Codable, SettingValue {
+enum Speed: Int, Codable, CaseIterable, SettingValue {
   case slow = 1, fast = 2
 }
 
@@ -151,8 +151,11 @@ struct Window: Codable, Equatable, SettingValue {
       (URL.self, .int(3), "expected a URL, found a number 3"),
       ([Int].self, .object([:]), "expected an array, found an object {}"),
       ([String: Int].self, .array([]), "expected an object, found an array []"),
-      (Theme.self, .string("sepia"), "expected a raw value of Theme, found a string \"sepia\""),
-      (Speed.self, .int(9), "expected a raw value of Speed, found a number 9"),
+      (
+        Theme.self, .string("sepia"),
+        "expected a raw value of Theme (declare it CaseIterable to have them listed here), found a string \"sepia\""
+      ),
+      (Speed.self, .int(9), "expected one of 1, 2 (the raw values of Speed), found a number 9"),
       (
         Int.self, .string(String(repeating: "x", count: 100)),
         "expected a whole number from -9223372036854775808 to 9223372036854775807, found a string \"\(String(repeating: "x", count: 59))…"

@@ -74,7 +74,10 @@ import Testing
     let store = scratch.store()
     try store.set(.string("not a number"), forKey: "count")
     let count = Setting("count", default: 5, store: store)
-    #expect(try store.update { $0[count] } == 5)
+    try store.set(.int(7), forKey: "other")
+    #expect(try store.update { $0[Setting("other", default: 5, store: store)] } == 7)
+    // A value that does not decode is not the default in disguise: the update throws, as it would over a write.
+    #expect(throws: SettingsError.self) { try store.update { $0[count] } }
   }
 
   @Test func aStoreThatSkipsFsyncStillReplacesTheFileWhole() throws {
@@ -91,7 +94,7 @@ import Testing
     try original.write(to: scratch.url("settings.json"), atomically: true, encoding: .utf8)
     let store = scratch.store()
     Setting("mine", default: 0, store: store).value = 2
-    #expect(store.text == "{\n  \"theirs\": { \"b\":1,\"a\" :[ 1.50, \"\\u00e9\" ] },\n  \"mine\": 2\n}\n")
+    #expect(store.text == original.replacing("\"mine\": 1", with: "\"mine\": 2"))
   }
 
   @Test func filesAre0600InDirectoriesOf0700AndTheLockFileStays() throws {
@@ -138,7 +141,7 @@ import Testing
       ])
   }
 
-  @Test(arguments: ["", "a/b", ".", "..", "nul\0"])
+  @Test(arguments: ["", "a/b", ".", "..", "nul\0", " ", "\t", "two\nlines", "bell\u{7}"])
   func suiteNamesMustBeDirectoryNames(suite: String) {
     #expect(throws: SettingsError.invalidSuiteName(suite)) { try SettingsStore.fileURL(forSuite: suite) }
   }
@@ -146,7 +149,7 @@ import Testing
   @Test func anInvalidSuiteNameStopsTheProgramSayingWhatToUse() async throws {
     let output = try await probe("path", "../elsewhere")
     #expect(output.status >= 128, "the program traps")
-    #expect(output.stderr.contains("\"../elsewhere\" cannot name a settings suite: use a plain directory name"))
+    #expect(output.stderr.contains("\"../elsewhere\" cannot name a settings suite. Use a plain directory name"))
   }
 
   @Test func aSuiteFileIsFoundWithoutMakingAStore() throws {
@@ -215,11 +218,20 @@ import Testing
         "/home/u/.config/app/settings.json: the disk is full. The file and the values"
       ),
       (.invalidJSON(reason: "line 1, column 1: x"), "The text is not valid JSON: line 1, column 1: x."),
-      (.invalidSuiteName("a/b"), "use a plain directory name such as com.example.app"),
+      (.invalidSuiteName("a/b"), "Use a plain directory name such as com.example.app"),
+      (.invalidSuiteName("a\nb"), #""a\nb" cannot name a settings suite."#),
+      (
+        .writeFailed(file, reason: "the disk is full", remedy: "Free some space."),
+        "The file and the values in memory are as they were. Free some space."
+      ),
     ]
     for (error, remedy) in remedies {
       #expect(error.description.contains(remedy), "\(error)")
+      // One line for a log: what happened, then what to do.
+      #expect(!error.description.contains("\n"), "\(error)")
+      #expect(error.description == [error.summary, error.remedy].compactMap(\.self).joined(separator: " "))
     }
+    #expect(SettingsError.invalidJSON(reason: "r").remedy == nil)
   }
 
   @Test("each error has its own code, and names the file or the key it is about")

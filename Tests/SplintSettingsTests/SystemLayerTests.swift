@@ -242,8 +242,7 @@ import Testing
     let output = try await Programs.run(
       ["unshare", "--user", Programs.helper("SettingsProbe"), "problem", "suite:app"],
       environment: environment(home: scratch.url("home"), directories: scratch.url("xdg").path))
-    let reason =
-      "open \(system.path) failed: Permission denied; permission denied: check the owner and mode of \(system.path)"
+    let reason = "this user may not open it (Permission denied)"
     #expect(output.stdout == SettingsError.unreadableSystemFile(system, reason: reason).description + "\n", "\(output)")
     #expect(output.stdout.contains("readable by every user"))
   }
@@ -266,5 +265,18 @@ import Testing
     }
     #expect(launches.value == 12)
     #expect(try String(contentsOf: system, encoding: .utf8) == #"{"launches": 10}"#)
+  }
+}
+
+@Suite struct StandardizedPathTests {
+  @Test("paths are made absolute and lose ., .. and repeated slashes, as URL's standardizedFileURL makes them")
+  func standardized() {
+    for path in ["/a/b/c.json", "/a/./b//c.json", "/a/b/../b/c.json", "/a/b/c.json/", "/../a/b/c.json"] {
+      #expect(FileIO.standardized(path) == "/a/b/c.json", "\(path)")
+    }
+    #expect(FileIO.standardized("/") == "/")
+    for path in ["x.json", "./y/../x.json", "y/z/../../x.json"] {
+      #expect(FileIO.standardized(path) == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path)")
+    }
   }
 }

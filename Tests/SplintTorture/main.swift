@@ -78,12 +78,17 @@ func run(_ arguments: [String]) async throws {
     cLookups(Int(arguments[1]) ?? 0)
   case ("portal-cycle", 3):
     try portalCycle(rounds: Int(arguments[1]) ?? 0, reads: Int(arguments[2]) ?? 0)
+  case ("fleet-watch", 2):
+    #if SplintFleet
+      await fleetWatch(ready: arguments[1])
+    #endif
+  case ("fleet-memory", 2):
+    #if SplintFleet
+      try await fleetMemory(changes: Int(arguments[1]) ?? 0)
+    #endif
   case ("vault-reads", 2):
     #if SplintFleet
       vaultReads(Int(arguments[1]) ?? 0)
-    #else
-      FileHandle.standardError.write(Data("SplintTorture: built without the SplintFleet trait\n".utf8))
-      exit(64)
     #endif
   case ("hold-secret", 4):
     holdSecret(service: arguments[1], account: arguments[2], count: Int(arguments[3]) ?? 0)
@@ -111,7 +116,11 @@ func run(_ arguments: [String]) async throws {
       ("core-dump", { await secretInACoreDump(scratch) }),
     ]
     #if SplintFleet
-      scenarios.append(("vault-reads", { await vaultReadsScenario(quick: quick) }))
+      scenarios += [
+        ("fleet", { await fleetUnderFaults(quick: quick) }),
+        ("fleet-memory", { await fleetMemoryScenario(quick: quick) }),
+        ("vault-reads", { await vaultReadsScenario(quick: quick) }),
+      ]
     #endif
     if let only, !scenarios.contains(where: { $0.name == only }) {
       let names = scenarios.map(\.name).joined(separator: ", ")

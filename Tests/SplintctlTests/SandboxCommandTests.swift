@@ -60,11 +60,15 @@ struct SandboxCommandTests {
     let missing = try await splintctl("sandbox", "--", "no-such-command-\(UUID())")
     #expect(missing.status == 127)
     #expect(missing.stderr.hasPrefix("splintctl: no-such-command-"), "\(missing)")
-    #expect(missing.stderr.hasSuffix(": command not found.\n"), "\(missing)")
+    #expect(
+      missing.stderr.hasSuffix(": command not found.\nCheck its name, or give its path (PATH is searched).\n"),
+      "\(missing)")
     #expect(!missing.stderr.contains("command.pid"), "the sandbox's own files are not the command")
     let directory = try await splintctl("sandbox", "--", "/")
     #expect(directory.status == 126)
-    #expect(directory.stderr == "splintctl: /: cannot run it: it is not an executable file.\n")
+    #expect(
+      directory.stderr == "splintctl: /: cannot run it: it is not an executable file.\nMake it executable (chmod +x).\n"
+    )
   }
 
   @Test("the bus's harmless fd-limit warning is not shown; what the command and the keyring print is, in order")

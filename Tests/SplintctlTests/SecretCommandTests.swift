@@ -30,10 +30,10 @@ struct SecretCommandTests {
     let text = try await splintctl("secret", "read", service, "key")
     #expect(text.status == 70)
     #expect(text.stdout.isEmpty)
-    #expect(text.stderr == "splintctl: the stored secret is not UTF-8 text; print its bytes with --binary.\n")
+    #expect(text.stderr == "splintctl: the stored secret is not UTF-8 text.\nPrint its bytes with --binary.\n")
     let notText = try await splintctl(["secret", "store", service, "latin1"], bytes: Data([0xE9, 0x0A]))
     #expect(notText.status == 64)
-    #expect(notText.stderr.contains("store it with --binary"))
+    #expect(notText.stderr.contains("Store it with --binary."))
   }
 
   @Test func absentIsExitOneWithNothingOnStdout() async throws {
@@ -117,19 +117,80 @@ struct SecretStoreCommandTests {
     let headless = try await splintctl("secret", "status", environment: busless)
     #expect(headless.status == 0)
     #expect(headless.lines.first == "Secrets are read from systemd credentials first: it answers.")
-    #expect(headless.lines.last?.hasPrefix("- Secret Service: unavailable.") == true, "\(headless.lines)")
+    #expect(
+      headless.lines.contains { $0.hasPrefix("- Secret Service: unavailable. No D-Bus session bus is reachable") },
+      "\(headless.lines)")
+    #expect(
+      headless.stdout.components(separatedBy: "No D-Bus session bus").count == 2
+        && headless.stdout.components(separatedBy: "The SecretsForDaemons guide").count == 2,
+      "each phrase once: \(headless.stdout)")
     var misconfigured = ProcessInfo.processInfo.environment
     misconfigured["SPLINT_CREDENTIAL_STORES"] = "delivered,keychain"
     let unknown = try await splintctl("secret", "status", environment: misconfigured)
     #expect(unknown.status == 64)
-    #expect(unknown.stderr.contains("\"keychain\" is not a credential store. Use one of delivered,"))
+    #expect(unknown.errorText.contains("\"keychain\" is not a credential store. Use one of delivered,"))
     misconfigured["SPLINT_CREDENTIAL_STORES"] = "systemd-credentials"
     let unavailable = try await splintctl("secret", "status", environment: misconfigured)
     #expect(unavailable.status == 69)
     #expect(
-      unavailable.lines.last?.hasPrefix(
-        "- systemd credentials: unavailable. systemd credentials cannot be used: CREDENTIALS_DIRECTORY is not set")
-        == true, "\(unavailable.lines)")
+      unavailable.lines.contains {
+        $0.hasPrefix(
+          "- systemd credentials: unavailable. systemd credentials cannot be used: CREDENTIALS_DIRECTORY is not set")
+      }, "\(unavailable.lines)")
+    #expect(
+      unavailable.lines.first
+        == "No store answers here: secrets cannot be read or saved now. Each store says why below.")
+  }
+
+  @Test("a delivered credential under a wrong name: read and status name the file looked for, and the close one")
+  func misnamedDeliveredCredential() async throws {
+    // api.example.com.syncd where systemd's credential ID had to be api.example.com__syncd.
+    let directory = scratch.url("misnamed")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try Data("token".utf8).write(to: directory.appendingPathComponent("\(service).syncd"))
+    var environment = ProcessInfo.processInfo.environment
+    environment["CREDENTIALS_DIRECTORY"] = directory.path
+    let looked = "systemd credentials holds no file \(service)__syncd in \(directory.path)"
+    let close = "\(service).syncd is there, a close name: rename it \(service)__syncd."
+    // No session bus, as on a server: the error names the file before the bus.
+    var busless = environment
+    busless["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
+    let headless = try await splintctl("secret", "read", service, "syncd", environment: busless)
+    #expect(headless.status == 69)
+    #expect(
+      headless.stderr.hasPrefix("splintctl: No store answered (systemd credentials, Secret Service).\n\(looked)"),
+      "\(headless.stderr)")
+    #expect(headless.stderr.contains(close) && headless.stderr.contains("No D-Bus session bus is reachable"))
+    // The Secret Service answers, without it: absent, and the file looked for.
+    let absent = try await splintctl("secret", "read", service, "syncd", environment: environment)
+    #expect(absent.status == 1)
+    #expect(
+      absent.stderr.hasPrefix("splintctl: no secret is stored for account syncd of service \(service).\n\(looked),"),
+      "\(absent.stderr)")
+    #expect(absent.stderr.contains(close))
+    let systemdOnly = try await splintctl(
+      "secret", "read", "--store", "systemd-credentials", service, "syncd", environment: environment)
+    #expect(systemdOnly.status == 1 && systemdOnly.stderr.contains(close))
+    // status: the file no credential's name gives; with the service and account, the one it looks for.
+    let status = try await splintctl("secret", "status", environment: environment)
+    #expect(
+      status.lines.contains {
+        $0.hasPrefix("- systemd credentials: available. It holds files no secret is read from unless")
+          && $0.hasSuffix("says which): \(service).syncd.")
+      }, "\(status.lines)")
+    let named = try await splintctl("secret", "status", service, "syncd", environment: environment)
+    #expect(
+      named.lines.contains(
+        "- systemd credentials: available. \(looked), the file it reads this credential from (a systemd credential's ID, a container secret's target). \(close)"
+      ), "\(named.lines)")
+    try Data("token".utf8).write(to: directory.appendingPathComponent("\(service)__syncd"))
+    let there = try await splintctl("secret", "status", service, "syncd", environment: environment)
+    #expect(
+      there.lines.contains(
+        "- systemd credentials: available. It holds \(service)__syncd, the file of account syncd of service \(service)."
+      ),
+      "\(there.lines)")
+    #expect(try await splintctl("secret", "status", service, environment: environment).status == 64)
   }
 
   @Test("which names the store that answers, and never prints the secret")

@@ -20,3 +20,9 @@ func splintctl(_ arguments: [String], bytes: Data) async throws -> ProgramOutput
 func splintctl(bytes arguments: [[UInt8]]) async throws -> ProgramOutput {
   try await Programs.run(bytes: [Array(Programs.helper("splintctl").utf8)] + arguments)
 }
+
+extension ProgramOutput {
+  /// Standard error with its lines joined by spaces: a message as it reads, whatever lines splintctl broke it into
+  /// (the first line of an error is at most 160 characters; what to do follows, a sentence a line).
+  var errorText: String { stderr.split(separator: "\n").joined(separator: " ") }
+}

@@ -68,7 +68,8 @@ struct SystemDefaultsCommandTests {
     try save(#"{"interval": 600}"#, to: second)
     let output = try await run("get", "--suite", "app", "--origin", "interval")
     #expect(output.status == 0 && output.stdout == "600\nsystem file \(second.path)\n", "\(output)")
-    #expect(output.stderr.hasPrefix("splintctl: warning: The system settings file \(first.path) is not a JSON object"))
+    #expect(
+      output.errorText.hasPrefix("splintctl: warning: The system settings file \(first.path) is not a JSON object"))
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: first.deletingLastPathComponent().path) == ["settings.json"])
 

@@ -6,9 +6,15 @@ import Testing
 @Suite struct VersionTests {
   /// The newest release CHANGELOG.md lists: the first `## X.Y.Z - YYYY-MM-DD` heading, below `## Unreleased`.
   static func newestRelease() throws -> String? {
-    let changelog = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("CHANGELOG.md")
+    // The checkout the tests were built in: the first directory above the test bundle that holds the manifest (not
+    // this file's path when it was compiled: script/test-distro sees the checkout at another path).
+    var checkout = Programs.buildDirectory
+    while !FileManager.default.fileExists(atPath: checkout.appendingPathComponent("Package.swift").path),
+      checkout.path != "/"
+    {
+      checkout.deleteLastPathComponent()
+    }
+    let changelog = checkout.appendingPathComponent("CHANGELOG.md")
     let text = try String(contentsOf: changelog, encoding: .utf8)
     let heading = /^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/.anchorsMatchLineEndings()
     return text.firstMatch(of: heading).map { String($0.1) }

@@ -15,6 +15,21 @@ public enum SecretTool {
     return output.status == 0 ? output.stdout : nil
   }
 
+  /// Stores `secret` under exactly `attributes`, as `secret-tool store --label=LABEL NAME VALUE...` does: a third
+  /// program's item, when they include names of its own.
+  public static func store(attributes: [String: String], secret: String, label: String) async throws {
+    let pairs = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+    let output = try await Programs.run(["secret-tool", "store", "--label=\(label)"] + pairs, input: Data(secret.utf8))
+    guard output.status == 0 else { throw ToolFailure(output) }
+  }
+
+  /// The secret `secret-tool lookup NAME VALUE...` prints for `attributes`, or nil when it finds none.
+  public static func lookup(attributes: [String: String]) async throws -> String? {
+    let pairs = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+    let output = try await Programs.run(["secret-tool", "lookup"] + pairs)
+    return output.status == 0 ? output.stdout : nil
+  }
+
   /// The labels of every item whose `service` attribute is `service`, sorted.
   public static func labels(service: String) async throws -> [String] {
     try await PythonKeyring.items(service: service).map(\.label).sorted()

@@ -25,22 +25,30 @@ import Synchronization
 /// ``close()`` then lets the next operation open a new connection to the process that owns the name now (D-Bus
 /// starts one when none does).
 final class SecretServiceConnection: @unchecked Sendable {
-  // Unchecked: everything here is set once in `init`. GDBus proxies and connections may be used from any thread
-  // (libsecret shares its default proxy the same way), and the context is only iterated through
+  // Unchecked: everything here but the Mutex is set once in `init`. GDBus proxies and connections may be used from
+  // any thread (libsecret shares its default proxy the same way), and the context is only iterated through
   // g_main_context_iteration, which takes the context for itself or returns. The compiler cannot know that of C
   // pointers.
   private let proxy: ServiceProxyReference
   /// The unique bus name (":1.42") of the process that owned `org.freedesktop.secrets` when this connected.
   let owner: String
-  /// Whether a SetSecret or a new label is kept for good. oo7-daemon (read at its commit 439bee2) changes the item
-  /// only in memory, never in its keyring file, so that the next start of the daemon brings back the old secret;
-  /// only a create or a delete is written there.
-  let keepsItemChanges: Bool
+  /// ``keepsItemChanges(call:)``'s answer, once asked.
+  private let keepsChanges = Mutex<Bool?>(nil)
 
-  private init(proxy: consuming ServiceProxyReference, owner: String, keepsItemChanges: Bool) {
+  private init(proxy: consuming ServiceProxyReference, owner: String) {
     self.proxy = proxy
     self.owner = owner
-    self.keepsItemChanges = keepsItemChanges
+  }
+
+  /// Whether a SetSecret or a new label is kept for good. oo7-daemon (read at its commit 439bee2) changes the item
+  /// only in memory, never in its keyring file, so that the next start of the daemon brings back the old secret;
+  /// only a create or a delete is written there. Asked of the bus the first time a save needs it (a read never
+  /// does: one round trip less before a read's answer).
+  func keepsItemChanges(call: LibSecretCall) throws(CredentialError) -> Bool {
+    if let known = keepsChanges.withLock({ $0 }) { return known }
+    let keeps = try Self.program(owning: owner, on: bus, call: call) != "oo7-daemon"
+    keepsChanges.withLock { $0 = keeps }
+    return keeps
   }
 
   private static let current = Mutex<SecretServiceConnection?>(nil)
@@ -109,13 +117,12 @@ final class SecretServiceConnection: @unchecked Sendable {
     let name = glib.g_dbus_proxy_get_name_owner(proxy.dbusProxy)
     // The session was just opened with the owner, so there is one.
     guard let owner = String(takingGString: name) else { throw .serviceUnavailable }  // coverage:ignore — it answered
-    let program = try program(owning: owner, on: glib.g_dbus_proxy_get_connection(proxy.dbusProxy), call: call)
-    return SecretServiceConnection(proxy: proxy, owner: owner, keepsItemChanges: program != "oo7-daemon")
+    return SecretServiceConnection(proxy: proxy, owner: owner)
   }
 
   /// The name of the program (its `/proc/PID/comm`) whose connection is `owner`, or nil when `/proc` does not tell
   /// (another PID namespace, as in a Flatpak sandbox). Every bus daemon answers the question; an interruption ends
-  /// it as it ends the open.
+  /// it as it ends any call.
   private static func program(
     owning owner: String, on bus: OpaquePointer, call: LibSecretCall
   ) throws(CredentialError) -> String? {

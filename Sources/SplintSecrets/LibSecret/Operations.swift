@@ -22,6 +22,8 @@ enum SecretServiceAPI {
   static let none = "/"
   /// The schema name Python keyring and keytar write, and we with them, as the `xdg:schema` attribute.
   static let schemaName = "org.freedesktop.Secret.Generic"
+  /// The `application` attribute Python keyring's SecretService backend gives the items it makes (its `appid`).
+  static let pythonKeyring = "Python keyring library"
 }
 
 /// The items a search found, by whether their collection is locked.
@@ -65,24 +67,26 @@ extension SecretServiceConnection {
     return unlocked + result.strings
   }
 
-  /// Creates an item in `collection`, with `attributes` (and the schema name), `label` and `secret`; an item
-  /// there that has the same attributes is replaced, as libsecret does. Returns false when the collection is
-  /// locked and its unlock prompt was dismissed.
+  /// Creates an item in `collection`, with `attributes` (and the schema name), `label` and `secret`; when
+  /// `replacing`, an item there that the provider finds the same is replaced, as libsecret does (gnome-keyring takes
+  /// any item whose attributes include these). Returns false when the collection is locked and its unlock prompt was
+  /// dismissed.
   func createItem(
     in collection: String, attributes: [String: String], label: String,
-    secret: borrowing SecretValueReference, call: LibSecretCall
+    secret: borrowing SecretValueReference, replacing: Bool, call: LibSecretCall
   ) throws(CredentialError) -> Bool {
     var stored = attributes
     stored["xdg:schema"] = SecretServiceAPI.schemaName
-    return try create(in: collection, attributes: stored, label: label, secret: secret, call: call) != nil
+    return try create(
+      in: collection, attributes: stored, label: label, secret: secret, replacing: replacing, call: call) != nil
   }
 
   /// Creates an item in `collection` with exactly `attributes`, `label` and `secret`, replacing one there that the
-  /// provider finds the same. Returns the new item's path, or nil when the collection is locked and its unlock prompt
-  /// was dismissed.
+  /// provider finds the same when `replacing`. Returns the new item's path, or nil when the collection is locked and
+  /// its unlock prompt was dismissed.
   private func create(
     in collection: String, attributes: [String: String], label: String,
-    secret: borrowing SecretValueReference, call: LibSecretCall
+    secret: borrowing SecretValueReference, replacing: Bool, call: LibSecretCall
   ) throws(CredentialError) -> String? {
     let properties = Variant.array(of: "{sv}") {
       $0.append(.entry(.string(SecretServiceAPI.item + ".Label"), .boxed(.string(label))))
@@ -90,7 +94,7 @@ extension SecretServiceConnection {
     }
     let reply = try callMethod(
       "CreateItem", on: collection, of: SecretServiceAPI.collection,
-      .tuple(properties, try encode(secret), .boolean(true)), returning: "(oo)", call: call)
+      .tuple(properties, try encode(secret), .boolean(replacing)), returning: "(oo)", call: call)
     let prompt = reply.child(1).string
     guard prompt != SecretServiceAPI.none else { return reply.child(0).string }
     guard let result = try self.prompt(prompt, call: call) else { return nil }
@@ -99,7 +103,7 @@ extension SecretServiceConnection {
 
   /// Gives the unlocked item at `item` the secret `secret` by creating it again in its collection, with its own
   /// attributes (its `xdg:content-type`, if it has one, set to `contentType`) and its own label unless `label` is
-  /// given: for a provider that does not keep a SetSecret (see ``keepsItemChanges``), whose creates replace an item
+  /// given: for a provider that does not keep a SetSecret (see ``keepsItemChanges(call:)``), whose creates replace an item
   /// with equal attributes. Returns the new item's path, or nil when a prompt was dismissed.
   func recreate(
     _ item: String, with secret: borrowing SecretValueReference, contentType: String, label: String?,
@@ -114,7 +118,8 @@ extension SecretServiceConnection {
       newLabel = try property("Label", of: item, in: SecretServiceAPI.item, type: "s", call: call).string
     }
     let collection = String(item[..<(item.lastIndex(of: "/") ?? item.endIndex)])
-    return try create(in: collection, attributes: attributes, label: newLabel, secret: secret, call: call)
+    return try create(
+      in: collection, attributes: attributes, label: newLabel, secret: secret, replacing: true, call: call)
   }
 
   /// Replaces the secret of the item at `item`; its attributes and label stay as they are.
@@ -148,20 +153,54 @@ extension SecretServiceConnection {
     try property("Attributes", of: item, in: SecretServiceAPI.item, type: "a{ss}", call: call).stringDictionary
   }
 
-  /// What the item at `item` says about itself: label, attributes, times and lock, never its secret.
+  /// What the item at `item` says about itself: label, attributes, times and lock, never its secret. One call
+  /// (`GetAll`), as libsecret's own item proxies load their properties.
   func item(at item: String, call: LibSecretCall) throws(CredentialError) -> SecretServiceItem {
-    let seconds = { (name: String) throws(CredentialError) -> Date in
-      Date(
-        timeIntervalSince1970: TimeInterval(
-          try self.property(name, of: item, in: SecretServiceAPI.item, type: "t", call: call).unsigned))
+    let reply = try callMethod(
+      "GetAll", on: item, of: SecretServiceAPI.properties, .tuple(.string(SecretServiceAPI.item)),
+      returning: "(a{sv})", call: call)
+    let properties = reply.child(0)
+    var label: String?
+    var attributes: [String: String]?
+    var created: UInt64?
+    var modified: UInt64?
+    var locked: Bool?
+    for index in 0..<properties.count {
+      let entry = properties.child(index)
+      let value = entry.child(1).unboxed
+      switch entry.child(0).string {
+      case "Label" where value.is("s"): label = value.string
+      case "Attributes" where value.is("a{ss}"): attributes = value.stringDictionary
+      case "Created" where value.is("t"): created = value.unsigned
+      case "Modified" where value.is("t"): modified = value.unsigned
+      case "Locked" where value.is("b"): locked = value.boolean
+      default: continue  // another property, or one of the wrong type: missing below
+      }
+    }
+    guard let label, let attributes, let created, let modified, let locked else {
+      throw .protocolViolation("An item's properties lack Label, Attributes, Created, Modified or Locked.")
     }
     return SecretServiceItem(
-      path: item,
-      label: try property("Label", of: item, in: SecretServiceAPI.item, type: "s", call: call).string,
-      attributes: try attributes(of: item, call: call),
-      created: try seconds("Created"),
-      modified: try seconds("Modified"),
-      isLocked: try property("Locked", of: item, in: SecretServiceAPI.item, type: "b", call: call).boolean)
+      path: item, label: label, attributes: attributes,
+      created: Date(timeIntervalSince1970: TimeInterval(created)),
+      modified: Date(timeIntervalSince1970: TimeInterval(modified)), isLocked: locked)
+  }
+
+  /// Creates a collection labelled `label` that `alias` points to, as libsecret does when it stores into the
+  /// `default` alias and finds no collection there. gnome-keyring answers with a prompt that asks for the new
+  /// keyring's password, which this shows and waits for. Returns the new collection's path, or nil when the prompt
+  /// was dismissed or could not be shown (headless, gnome-keyring's prompter finds no display).
+  func createCollection(label: String, alias: String, call: LibSecretCall) throws(CredentialError) -> String? {
+    let properties = Variant.array(of: "{sv}") {
+      $0.append(.entry(.string(SecretServiceAPI.collection + ".Label"), .boxed(.string(label))))
+    }
+    let reply = try callMethod(
+      "CreateCollection", on: SecretServiceAPI.servicePath, of: SecretServiceAPI.service,
+      .tuple(properties, .string(alias)), returning: "(oo)", call: call)
+    let prompt = reply.child(1).string
+    let created = prompt == SecretServiceAPI.none ? reply.child(0) : try self.prompt(prompt, call: call)
+    guard let created, created.is("o"), created.string != SecretServiceAPI.none else { return nil }
+    return created.string
   }
 
   /// The object path of the collection the `default` alias points to, or nil when it points nowhere.

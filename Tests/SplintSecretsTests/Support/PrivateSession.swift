@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import splintctl
 
@@ -13,6 +14,10 @@ struct PrivateSession {
     case unlockedKeyring
     /// A session bus on which gnome-keyring is activatable but has no login keyring.
     case noLoginKeyring
+    /// ``noLoginKeyring`` on a virtual X display, where gnome-keyring's prompter (gcr's) shows its prompts: a desktop
+    /// whose user logs in automatically, so that no login keyring was made. A person at the display is played by
+    /// ``Shell/answerPrompter(typing:twice:)``.
+    case noLoginKeyringOnADisplay
     /// A session bus with no Secret Service provider at all.
     case noProvider
     /// A session bus on which the Secret Service is activatable but its program fails to start.
@@ -24,6 +29,9 @@ struct PrivateSession {
   }
 
   static let password = "private-session-password"
+
+  /// How many sessions on a display this process has started.
+  private static let displays = Mutex(0)
 
   /// Shell commands for `sh` steps, acting on this session's gnome-keyring.
   enum Shell {
@@ -101,6 +109,37 @@ struct PrivateSession {
         """
     }
 
+    /// The programs a session on a display needs, besides gnome-keyring: the first one missing, if any.
+    static let missingForADisplay = DesktopProvider.missing(DesktopProvider.tools)
+
+    /// An `sh` step that starts a person at the display who, once gnome-keyring's prompter shows its window, types
+    /// `password` and presses Return: in both of its fields (`twice`) when it asks for a new keyring's password, in
+    /// its one field when it asks to unlock one.
+    static func answerPrompter(typing password: String, twice: Bool) -> String {
+      let second = twice ? "xdotool key Tab; xdotool type --delay 20 '\(password)'" : ""
+      // The prompter's dialog is its one visible window (it has no name); typed into once it has the focus.
+      return """
+        (window=$(timeout 30 xdotool search --sync --onlyvisible --class prompter | head -n 1)
+         xdotool windowfocus --sync "$window"; sleep 0.3
+         xdotool type --delay 20 '\(password)'; \(second)
+         xdotool key Return) >/dev/null 2>&1 &
+        """
+    }
+
+    /// Locks the collection the `default` alias points to.
+    static let lockDefault = """
+      dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \\
+        org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/aliases/default >/dev/null
+      """
+
+    /// Prints the label of the collection the `default` alias points to, or fails when it points nowhere.
+    static let defaultLabel = """
+      label=$(dbus-send --session --print-reply=literal --dest=org.freedesktop.secrets \\
+        /org/freedesktop/secrets/aliases/default org.freedesktop.DBus.Properties.Get \\
+        string:org.freedesktop.Secret.Collection string:Label) || exit 1
+      echo "$label" | sed 's/^ *variant *//'
+      """
+
     /// Succeeds when the monitored calls (see ``monitorSecretCalls``) contain the text `needle`.
     static func monitored(_ needle: String) -> String { "grep -qF '\(needle)' \"$XDG_RUNTIME_DIR/bus.log\"" }
 
@@ -137,6 +176,25 @@ struct PrivateSession {
         environment: environment)
     case .noLoginKeyring:
       return try await Programs.run(["dbus-run-session", "--"] + probe, environment: environment)
+    case .noLoginKeyringOnADisplay:
+      // No accessibility bus for the prompter (GTK's), whose registry would write to the probe's output.
+      environment["NO_AT_BRIDGE"] = "1"
+      // A display number of its own, above those `xvfb-run -a` picks (99 up), which two runs starting together may
+      // both pick: KeePassXC's and KWallet's suites, beside these, run their tray on such a display.
+      let display =
+        200 + Int(getpid() % 100) * 10
+        + Self.displays.withLock { count in
+          count += 1
+          return count % 10
+        }
+      let output = try await Programs.run(
+        ["xvfb-run", "-n", "\(display)", "-s", "-screen 0 1024x768x24", "dbus-run-session", "--"] + probe,
+        environment: environment)
+      // xvfb-run stops Xvfb without waiting for it: give it the time to remove its lock file in /tmp.
+      for _ in 0..<100 where !Sandbox.processes(naming: sandbox.root).isEmpty {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      return output
     case .noProvider, .brokenProvider:
       let services = directory.appendingPathComponent("services")
       try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)

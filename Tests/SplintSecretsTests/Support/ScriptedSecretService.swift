@@ -22,8 +22,9 @@ enum ScriptedSecretService {
     case hanging
     /// Breaks the specification, by service: `empty` lists an unlocked item but gives no secret for it,
     /// `othersession` sends a secret encoded for another session, `badattributes` has Attributes that are not
-    /// a dictionary, `badreply` answers SearchItems with the wrong signature; the collection's Locked is not a
-    /// boolean.
+    /// a dictionary, `badreply` answers SearchItems with the wrong signature, and the two items of `badproperties`
+    /// answer GetAll with Attributes that are not a dictionary (and a property the specification does not name);
+    /// the collection's Locked is not a boolean.
     case breaking
     /// Offers only the plain session algorithm, as a provider without encryption would: libsecret settles for it
     /// unless told otherwise. It starts with the item of ``dismissing``.
@@ -47,6 +48,12 @@ enum ScriptedSecretService {
     /// ``oo7`` where no prompter can be reached (SSH, CI): Prompt fails with `org.freedesktop.zbus.Error` and no
     /// Completed ever comes.
     case oo7Headless = "oo7headless"
+    /// Has no collection at all, as libsecret's `mock-service-empty.py` and a desktop that logs its user in
+    /// automatically (no login keyring yet): the `default` alias points nowhere. CreateCollection shows a prompt, which
+    /// a person accepts (the new collection, labelled as asked, is where the alias points then).
+    case noCollection
+    /// ``noCollection`` where the prompt cannot be shown: it completes dismissed, as gnome-keyring's does headless.
+    case noCollectionHeadless
   }
 
   /// An `sh` step that starts the service in `mode` and returns once it owns its name.
@@ -110,7 +117,8 @@ enum ScriptedSecretService {
     ITEM = 'org.freedesktop.Secret.Item.'
     items = {}
     oo7 = mode in ('oo7', 'oo7headless')
-    state = {'locked': mode in ('accepting', 'hanging') or oo7, 'next': 0}
+    state = {'locked': mode in ('accepting', 'hanging') or oo7, 'next': 0,
+             'collection': None if mode.startswith('noCollection') else COLLECTION}
     prompts = {}
 
     def new_path(kind):
@@ -145,7 +153,7 @@ enum ScriptedSecretService {
     if mode == 'accepting':
         add('other', 'carol', b'x')
     if mode == 'breaking':
-        for service in ('empty', 'othersession', 'badattributes', 'badreply'):
+        for service in ('empty', 'othersession', 'badattributes', 'badreply', 'badproperties', 'badproperties'):
             add(service, 'alice', b'x')
 
     def matching(query):
@@ -204,7 +212,13 @@ enum ScriptedSecretService {
             log.write(member + '\\n')
             reply = lambda signature='', values=(): bus.send(new_method_return(msg, signature, values))
             fail = lambda name, text: bus.send(new_error(msg, name, 's', (text,)))
-            if member == 'GetAll':
+            if member == 'GetAll' and path in items:
+                attributes = items[path]['attributes']
+                bad = attributes['service'] == 'badproperties'
+                reply('a{sv}', ({'Label': ('s', 'label'), 'Created': ('t', 1), 'Modified': ('t', 2),
+                                 'Locked': ('b', state['locked']), 'Type': ('s', 'extra'),
+                                 'Attributes': ('s', 'no') if bad else ('a{ss}', attributes)},))
+            elif member == 'GetAll':
                 reply('a{sv}', ({},))
             elif member == 'OpenSession':
                 if body[0] == 'plain':
@@ -253,8 +267,12 @@ enum ScriptedSecretService {
                 kind, argument = prompts[path]
                 if mode == 'hanging':
                     continue
-                if mode == 'dismissing':
+                if mode in ('dismissing', 'noCollectionHeadless'):
                     complete(bus, path, True, ('s', ''))
+                elif kind == 'create-collection':
+                    state['collection'] = COLLECTION
+                    log.write('collection ' + argument + '\\n')
+                    complete(bus, path, False, ('o', COLLECTION))
                 elif kind == 'unlock':
                     state['locked'] = False
                     complete(bus, path, False, ('ao', argument))
@@ -279,14 +297,17 @@ enum ScriptedSecretService {
                 reply()
                 complete(bus, path, True, ('s', ''))
             elif member == 'ReadAlias':
-                reply('o', (COLLECTION,))
+                reply('o', (state['collection'] or '/',))
+            elif member == 'CreateCollection':
+                label = body[0]['org.freedesktop.Secret.Collection.Label'][1]
+                reply('oo', ('/', prompt(('create-collection', label + ' as ' + body[1]))))
             elif member == 'Get':
                 if oo7 and state['locked'] and body[1] in ('Label', 'Attributes', 'Created', 'Modified'):
                     fail('org.freedesktop.DBus.Error.Failed', 'Cannot get attributes of a locked object')
                 elif body[1] == 'Locked':
                     reply('v', (('s', 'no') if mode == 'breaking' else ('b', state['locked']),))
                 elif body[1] == 'Collections':
-                    reply('v', (('ao', [COLLECTION]),))
+                    reply('v', (('ao', [c for c in [state['collection']] if c]),))
                 elif body[1] == 'Label':
                     reply('v', (('s', 'label of ' + items[path]['attributes']['username']),))
                 elif body[1] == 'Items':

@@ -1,0 +1,257 @@
+#if SplintFleet
+  #if canImport(FoundationEssentials)
+    import FoundationEssentials
+  #else
+    import Foundation
+  #endif
+
+  // What etcd's JSON gateway (grpc-gateway, `/v3/...` on the client port) sends and takes. It writes 64-bit
+  // integers as strings, leaves out fields that hold their zero value (a PUT event has no "type", a first
+  // revision's watch no "events"), carries keys and values as base64, and reports failures as
+  // `{"error": ..., "code": <gRPC code>}`; a watch is one JSON object a line, each `{"result": ...}` or
+  // `{"error": ...}`.
+
+  /// A 64-bit integer as the gateway writes it: a string, or (from some versions) a number. Unsigned ones (cluster
+  /// and member IDs) are kept by their bits.
+  struct EtcdInteger: Decodable, Sendable, Hashable {
+    let value: Int64
+
+    init(_ value: Int64) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if let text = try? container.decode(String.self) {
+        guard let value = Int64(text) ?? UInt64(text).map(Int64.init(bitPattern:)) else {
+          throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a number"))
+        }
+        self.value = value
+      } else if let value = try? container.decode(Int64.self) {
+        self.value = value
+      } else {
+        value = Int64(bitPattern: try container.decode(UInt64.self))
+      }
+    }
+  }
+
+  /// Bytes as the gateway carries them: base64 text.
+  struct EtcdBytes: Codable, Sendable, Hashable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    init(from decoder: any Decoder) throws {
+      let text = try decoder.singleValueContainer().decode(String.self)
+      guard let data = Data(base64Encoded: text) else {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not base64"))
+      }
+      bytes = Array(data)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(Data(bytes).base64EncodedString())
+    }
+  }
+
+  /// Every response's header: which cluster and member answered, and the revision the answer is as of.
+  struct EtcdHeader: Decodable, Sendable {
+    let clusterID: EtcdInteger?
+    let memberID: EtcdInteger?
+    let revision: EtcdInteger?
+
+    enum CodingKeys: String, CodingKey {
+      case clusterID = "cluster_id"
+      case memberID = "member_id"
+      case revision
+    }
+
+    /// The cluster's identity as text (etcd's cluster ID is an unsigned 64-bit number; the gateway writes it so).
+    var cluster: String { clusterID.map { String(UInt64(bitPattern: $0.value)) } ?? "" }
+  }
+
+  /// A key and its value, as a range or a watch event gives them.
+  struct EtcdKeyValue: Decodable, Sendable {
+    let key: EtcdBytes
+    let value: EtcdBytes?
+    let modRevision: EtcdInteger?
+
+    enum CodingKeys: String, CodingKey {
+      case key, value
+      case modRevision = "mod_revision"
+    }
+  }
+
+  /// `POST /v3/kv/range`'s request.
+  struct EtcdRangeRequest: Encodable, Sendable {
+    let key: EtcdBytes
+    var rangeEnd: EtcdBytes?
+    var limit: Int64?
+    var keysOnly: Bool?
+    var countOnly: Bool?
+
+    enum CodingKeys: String, CodingKey {
+      case key, limit
+      case rangeEnd = "range_end"
+      case keysOnly = "keys_only"
+      case countOnly = "count_only"
+    }
+  }
+
+  /// `POST /v3/kv/range`'s response.
+  struct EtcdRangeResponse: Decodable, Sendable {
+    let header: EtcdHeader
+    let kvs: [EtcdKeyValue]?
+    let more: Bool?
+  }
+
+  /// `POST /v3/kv/put`'s request.
+  struct EtcdPutRequest: Encodable, Sendable {
+    let key: EtcdBytes
+    let value: EtcdBytes
+  }
+
+  /// `POST /v3/kv/deleterange`'s request.
+  struct EtcdDeleteRequest: Encodable, Sendable {
+    let key: EtcdBytes
+  }
+
+  /// `POST /v3/kv/deleterange`'s response.
+  struct EtcdDeleteResponse: Decodable, Sendable {
+    let header: EtcdHeader
+    let deleted: EtcdInteger?
+  }
+
+  /// A response that carries only its header (`put`).
+  struct EtcdHeaderResponse: Decodable, Sendable {
+    let header: EtcdHeader
+  }
+
+  /// `POST /v3/kv/txn`'s request, as the admin commands use it: compare one key's modification revision, then
+  /// put or delete keys.
+  struct EtcdTransactionRequest: Encodable, Sendable {
+    struct Compare: Encodable, Sendable {
+      let key: EtcdBytes
+      let target = "MOD"
+      let result = "EQUAL"
+      let modRevision: String
+
+      enum CodingKeys: String, CodingKey {
+        case key, target, result
+        case modRevision = "mod_revision"
+      }
+    }
+
+    struct Operation: Encodable, Sendable {
+      var requestPut: EtcdPutRequest?
+      var requestDeleteRange: EtcdDeleteRequest?
+
+      init(requestPut: EtcdPutRequest? = nil, requestDeleteRange: EtcdDeleteRequest? = nil) {
+        self.requestPut = requestPut
+        self.requestDeleteRange = requestDeleteRange
+      }
+
+      enum CodingKeys: String, CodingKey {
+        case requestPut = "request_put"
+        case requestDeleteRange = "request_delete_range"
+      }
+    }
+
+    let compare: [Compare]
+    let success: [Operation]
+  }
+
+  /// `POST /v3/kv/txn`'s response.
+  struct EtcdTransactionResponse: Decodable, Sendable {
+    let header: EtcdHeader
+    let succeeded: Bool?
+  }
+
+  /// `POST /v3/auth/authenticate`'s response.
+  struct EtcdAuthenticateResponse: Decodable, Sendable {
+    let token: String?
+  }
+
+  /// `POST /v3/watch`'s request: watch a range from a revision, with progress notifications.
+  struct EtcdWatchRequest: Encodable, Sendable {
+    struct Create: Encodable, Sendable {
+      let key: EtcdBytes
+      let rangeEnd: EtcdBytes
+      let startRevision: String
+      let progressNotify = true
+
+      enum CodingKeys: String, CodingKey {
+        case key
+        case rangeEnd = "range_end"
+        case startRevision = "start_revision"
+        case progressNotify = "progress_notify"
+      }
+    }
+
+    let createRequest: Create
+
+    enum CodingKeys: String, CodingKey {
+      case createRequest = "create_request"
+    }
+  }
+
+  /// One line of a watch: a result, or the stream's error.
+  struct EtcdWatchLine: Decodable, Sendable {
+    struct Result: Decodable, Sendable {
+      let header: EtcdHeader?
+      let created: Bool?
+      let canceled: Bool?
+      let compactRevision: EtcdInteger?
+      let cancelReason: String?
+      let events: [Event]?
+
+      enum CodingKeys: String, CodingKey {
+        case header, created, canceled, events
+        case compactRevision = "compact_revision"
+        case cancelReason = "cancel_reason"
+      }
+    }
+
+    struct Event: Decodable, Sendable {
+      /// "PUT" (left out, as its zero value) or "DELETE".
+      let type: String?
+      let kv: EtcdKeyValue
+
+      var isDeletion: Bool { type == "DELETE" }
+    }
+
+    let result: Result?
+    let error: EtcdFailure?
+  }
+
+  /// A failure the gateway reports: its message and gRPC status code.
+  struct EtcdFailure: Decodable, Sendable, Error {
+    let message: String
+    let code: Int
+
+    enum CodingKeys: String, CodingKey {
+      case message, error, code, grpcCode = "grpc_code", httpCode = "http_code"
+    }
+
+    init(message: String, code: Int) {
+      self.message = message
+      self.code = code
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      message =
+        (try? container.decode(String.self, forKey: .message)) ?? (try? container.decode(String.self, forKey: .error))
+        ?? "no message"
+      code =
+        (try? container.decode(Int.self, forKey: .code)) ?? (try? container.decode(Int.self, forKey: .grpcCode)) ?? 2
+    }
+
+    /// gRPC's codes that etcd answers with.
+    static let invalidArgument = 3
+    static let permissionDenied = 7
+    static let failedPrecondition = 9
+    static let unavailable = 14
+    static let unauthenticated = 16
+  }
+#endif

@@ -1,0 +1,237 @@
+#if SplintFleet
+  package import SplintSettings
+
+  /// Why following a fleet's settings, or changing them, failed, and what to do about it.
+  ///
+  /// A struct rather than an enum, so that a new situation (a new engine brings some) can come in a minor release:
+  /// compare an error's ``code`` with ``Code``'s (`error.code == .authenticationFailed`), and keep a `default`. No
+  /// error carries a password or a token.
+  public struct FleetError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The situations there are now, for this package's own exhaustive switches (`splintctl`'s exit statuses).
+    package enum Situation: Sendable, Hashable {
+      case invalidConfiguration(String)
+      case unreachable([String])
+      case timedOut(server: String, after: Duration)
+      case noLeader(server: String)
+      case tls(server: String, reason: String)
+      case invalidResponse(server: String, reason: String)
+      case insecureEndpoint(String)
+      case noPassword(user: String, reason: String)
+      case authenticationFailed(user: String, server: String)
+      case permissionDenied(server: String, what: String)
+      case rejected(server: String, message: String)
+      case notJSON(key: String, reason: String)
+      case reservedKey(String)
+      case valueTooLarge(key: String, size: Int, limit: Int)
+      case copyTooLarge(suite: String, size: Int, limit: Int)
+      case copyFailed(SettingsError)
+      case conflict(key: String)
+      case cancelled
+    }
+
+    /// The situation, with its details.
+    package let situation: Situation
+
+    package init(_ situation: Situation) { self.situation = situation }
+
+    /// Which kind of failure an error is, whatever its details. New codes may come in minor releases.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+      /// The code's name, as its static member is spelled.
+      public let description: String
+
+      private init(_ name: String) { description = name }
+
+      /// The follower or the command was given something it cannot use: no endpoint, an address that is not a
+      /// URL, a suite that is not a name, TLS files that cannot be read.
+      public static let invalidConfiguration = Code("invalidConfiguration")
+      /// No endpoint of the cluster answered.
+      public static let unreachable = Code("unreachable")
+      /// A member did not answer in time.
+      public static let timedOut = Code("timedOut")
+      /// The member answered, but has no leader: the cluster has lost its quorum.
+      public static let noLeader = Code("noLeader")
+      /// TLS failed: an untrusted certificate, or one the server refused.
+      public static let tls = Code("tls")
+      /// The member answered something that is not what etcd sends.
+      public static let invalidResponse = Code("invalidResponse")
+      /// A password would be sent over plain HTTP to another machine.
+      public static let insecureEndpoint = Code("insecureEndpoint")
+      /// The password for the cluster's user could not be read.
+      public static let noPassword = Code("noPassword")
+      /// The cluster refused the user and password.
+      public static let authenticationFailed = Code("authenticationFailed")
+      /// The cluster's user may not read (or write) the keys.
+      public static let permissionDenied = Code("permissionDenied")
+      /// The cluster refused the request for another reason, which the error gives.
+      public static let rejected = Code("rejected")
+      /// A value in the cluster, or one to store, is not JSON.
+      public static let notJSON = Code("notJSON")
+      /// A key starts with `$`, which the fleet's layout reserves.
+      public static let reservedKey = Code("reservedKey")
+      /// A value is larger than a copy takes.
+      public static let valueTooLarge = Code("valueTooLarge")
+      /// A suite's values together are larger than a copy takes.
+      public static let copyTooLarge = Code("copyTooLarge")
+      /// The machine's copy could not be written.
+      public static let copyFailed = Code("copyFailed")
+      /// The keys changed in the cluster while a change was being made: nothing was changed.
+      public static let conflict = Code("conflict")
+      /// The task was cancelled.
+      public static let cancelled = Code("cancelled")
+    }
+
+    /// Which kind of failure this is.
+    public var code: Code {
+      switch situation {
+      case .invalidConfiguration: .invalidConfiguration
+      case .unreachable: .unreachable
+      case .timedOut: .timedOut
+      case .noLeader: .noLeader
+      case .tls: .tls
+      case .invalidResponse: .invalidResponse
+      case .insecureEndpoint: .insecureEndpoint
+      case .noPassword: .noPassword
+      case .authenticationFailed: .authenticationFailed
+      case .permissionDenied: .permissionDenied
+      case .rejected: .rejected
+      case .notJSON: .notJSON
+      case .reservedKey: .reservedKey
+      case .valueTooLarge: .valueTooLarge
+      case .copyTooLarge: .copyTooLarge
+      case .copyFailed: .copyFailed
+      case .conflict: .conflict
+      case .cancelled: .cancelled
+      }
+    }
+
+    /// Whether trying again later may succeed without anyone changing anything: the cluster, or a member, is down,
+    /// slow or without a leader. A follower goes on trying after these, and stops at the others.
+    public var isTransient: Bool {
+      switch situation {
+      case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
+      case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
+        .rejected, .notJSON, .reservedKey, .valueTooLarge, .copyTooLarge, .copyFailed, .cancelled:
+        false
+      }
+    }
+
+    /// Why `text` is not JSON, from the error that says so.
+    static func jsonReason(_ error: SettingsError) -> String {
+      if case .invalidJSON(let reason) = error.situation { return reason }
+      return error.description  // coverage:ignore — parsing a value fails only with invalidJSON
+    }
+
+    /// Why a key is left out of a copy, short, as the copy records it (``description`` says what to do).
+    package var skipReason: String {
+      switch situation {
+      case .notJSON(_, let reason): "not JSON (\(reason))"
+      case .reservedKey: "a reserved key (it starts with \"$\")"
+      case .valueTooLarge(_, let size, let limit): "\(size) bytes, more than the \(limit) a value may hold"
+      case .copyTooLarge(_, let size, let limit): "the copy would hold \(size) bytes, more than its \(limit)"
+      default: description
+      }
+    }
+
+    /// What happened, in a sentence: the first thing to show (`splintctl` prints it on the first line).
+    public var summary: String { words.summary }
+
+    /// What to do about it, in full sentences; nil when there is nothing to do.
+    public var remedy: String? { words.remedy }
+
+    /// ``summary`` and ``remedy``, on one line, as a daemon logs it.
+    public var description: String { [summary, remedy].compactMap(\.self).joined(separator: " ") }
+
+    /// Each situation's words: the one place a new situation's go (with its ``Situation`` case and its ``Code``).
+    private var words: (summary: String, remedy: String?) {
+      switch situation {
+      case .invalidConfiguration(let reason):
+        return ("The fleet is configured wrongly: \(reason)", nil)
+      case .unreachable(let failures):
+        return (
+          "No endpoint of the etcd cluster answered (\(failures.joined(separator: "; "))).",
+          "Check that the cluster runs and that this machine reaches it; a follower goes on trying."
+        )
+      case .timedOut(let server, let after):
+        return (
+          "\(server) did not answer within \(after).",
+          "Check the member's health, or allow more time (--timeout)."
+        )
+      case .noLeader(let server):
+        return (
+          "\(server) has no leader: the etcd cluster has lost its quorum.",
+          "Restart the members that are down (`etcdctl endpoint status --cluster`); a follower goes on trying."
+        )
+      case .tls(let server, let reason):
+        return (
+          "TLS with \(server) failed (\(reason)).",
+          """
+          Give the CA that signed the cluster's certificates (--ca-file), and a client certificate and key if the \
+          cluster asks for one.
+          """
+        )
+      case .invalidResponse(let server, let reason):
+        return (
+          "\(server) answered what etcd's gateway does not send (\(reason)).",
+          "Check that it is an etcd v3 member's client URL."
+        )
+      case .insecureEndpoint(let endpoint):
+        return (
+          "\(endpoint) is plain HTTP to another machine: a password would cross the network readable.",
+          "Use https (the member's --cert-file), or no password."
+        )
+      case .noPassword(let user, let reason):
+        return (
+          "The password of etcd user \(user) could not be read: \(reason)",
+          """
+          Deliver it as the systemd credential etcd__\(user) (LoadCredential=), or store it with \
+          `splintctl secret store etcd \(user)`.
+          """
+        )
+      case .authenticationFailed(let user, let server):
+        return (
+          "\(server) refused the user \(user) and its password.",
+          "Check the password (`etcdctl user get \(user)`), and that the cluster has authentication on."
+        )
+      case .permissionDenied(let server, let what):
+        return (
+          "\(server) does not let this user \(what).",
+          "Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs only read)."
+        )
+      case .rejected(let server, let message):
+        return ("\(server) refused the request: \(message).", nil)
+      case .notJSON(let key, let reason):
+        return (
+          "The value of \(key) is not JSON (\(reason)), so it is not a setting.",
+          """
+          It is left out of the machine's copy, and the other keys are kept. Store JSON text: a number, true, \
+          "a string" in quotes, an object.
+          """
+        )
+      case .reservedKey(let key):
+        return (
+          "\(key) starts with \"$\", which the fleet's layout reserves.",
+          "Use another key ($enforced lists the keys the fleet enforces)."
+        )
+      case .valueTooLarge(let key, let size, let limit):
+        return (
+          "The value of \(key) holds \(size) bytes, more than the \(limit) a machine's copy takes for one value.",
+          """
+          It is left out of the copy. Keep settings small (a large document is no setting), or raise the \
+          follower's maximumValueSize.
+          """
+        )
+      case .copyTooLarge(let suite, let size, let limit):
+        return (
+          "The fleet's values of \(suite) hold \(size) bytes, more than the \(limit) a machine's copy takes.",
+          "The keys past it are left out. Remove what is not a setting, or raise the follower's maximumCopySize."
+        )
+      case .copyFailed(let error):
+        return ("The machine's copy could not be written: \(error.summary)", error.remedy)
+      case .conflict(let key):
+        return ("\(key) changed in the cluster while it was being changed here: nothing was changed.", "Try again.")
+      case .cancelled:
+        return ("The operation was cancelled.", nil)
+      }
+    }
+  }
+#endif

@@ -1,0 +1,330 @@
+#if SplintFleet
+  import SplintSettings
+
+  #if canImport(FoundationEssentials)
+    public import FoundationEssentials
+  #else
+    public import Foundation
+  #endif
+
+  /// Follows a fleet's settings in an etcd cluster into this machine's copies, one per suite, which every
+  /// `SettingsStore` of those suites reads: a change in the cluster reaches every process on the machine through
+  /// one watch, and the copies keep the last values while the cluster is away, also across a reboot.
+  ///
+  /// One follower per machine is enough: `splintctl fleet follow` in the shipped `splint-fleet.service`, or a
+  /// program's own, run from its start-up:
+  ///
+  /// ```swift
+  /// let follower = try FleetFollower(
+  ///   suites: ["com.example.sync"],
+  ///   cluster: EtcdCluster(endpoints: ["https://10.0.0.1:2379", "https://10.0.0.2:2379"]))
+  /// let following = Task { try await follower.run() }  // until cancelled
+  /// ```
+  ///
+  /// It reads the suites' keys once, then watches them (one watch for all its suites) from the revision it holds,
+  /// so that no change is missed or applied twice, and each transaction reaches a copy whole, in one atomic write.
+  /// It checks every few seconds that the member it watches can still serve (a member that lost its quorum, or
+  /// stopped, keeps a watch open and silent), moves to another member when one fails, and records in the copies
+  /// when the whole cluster is lost, and since when (``SettingsStore/errors()`` tells every reader). Reconnecting
+  /// waits at most five seconds, with jitter. After a compaction past the revision it holds, or with a cluster that
+  /// was restored or rebuilt (another cluster ID), it reads everything again, and keys deleted meanwhile disappear.
+  ///
+  /// Two followers of one copy never fight: the second waits, and takes over when the first ends or dies.
+  public final class FleetFollower: Sendable {
+    /// Limits a follower keeps to, and how often it checks the member it watches.
+    public struct Options: Sendable, Hashable {
+      /// The largest value a copy takes, in bytes: 64 KiB unless set. A larger one is left out and reported.
+      public var maximumValueSize: Int
+      /// The most a suite's copy takes in all, in bytes of keys and values: 4 MiB unless set. Keys past it are left
+      /// out and reported.
+      public var maximumCopySize: Int
+      /// How often the watched member is checked, with a read that needs its quorum, and how long that read may
+      /// take: 3 seconds unless set. A lost cluster is told within about three times this.
+      public var checkInterval: Duration
+      /// The longest wait between two attempts to reach the cluster: 5 seconds unless set (attempts start at once,
+      /// then wait 0.1 s, doubling, each with jitter).
+      public var maximumReconnectDelay: Duration
+      /// How soon a change written to a copy is made durable (fsync): within 1 second unless set. Writes in between
+      /// are atomic, and a busy cluster costs one fsync a second, not one a change.
+      public var syncDelay: Duration
+
+      /// The defaults, or the limits given.
+      public init(
+        maximumValueSize: Int = 64 << 10, maximumCopySize: Int = 4 << 20, checkInterval: Duration = .seconds(3),
+        maximumReconnectDelay: Duration = .seconds(5), syncDelay: Duration = .seconds(1)
+      ) {
+        self.maximumValueSize = maximumValueSize
+        self.maximumCopySize = maximumCopySize
+        self.checkInterval = checkInterval
+        self.maximumReconnectDelay = maximumReconnectDelay
+        self.syncDelay = syncDelay
+      }
+    }
+
+    /// What a follower tells as it goes: a log line each (``description``).
+    public enum Event: Sendable, CustomStringConvertible {
+      /// Another follower keeps a copy of these suites: this one waits, and takes over when it ends.
+      case waiting(suites: [String])
+      /// The follower watches the cluster (`cluster`, at `revision`) through the member at `endpoint`.
+      case following(endpoint: String, cluster: String, revision: Int64)
+      /// The copy of `suite` was read whole again, for `reason` (a new cluster, a compaction, a first start).
+      case reread(reason: String)
+      /// A suite's copy changed, as of `revision`.
+      case changed(suite: String, revision: Int64)
+      /// A key of a suite is left out of its copy: `error` says why.
+      case skipped(suite: String, key: String, FleetError)
+      /// The follower lost its member or the cluster, and tries again: `error` says why.
+      case lost(FleetError)
+      /// The copies record that the cluster is lost, since the time given.
+      case unreachable(since: Date)
+      /// A copy could not be written; it is written again at the next change, or within a second.
+      case copyFailed(suite: String, FleetError)
+
+      /// The event as a log line.
+      public var description: String {
+        switch self {
+        case .waiting(let suites):
+          "another follower keeps the copies of \(suites.joined(separator: ", ")): waiting to take over"
+        case .following(let endpoint, let cluster, let revision):
+          "following etcd cluster \(cluster) through \(endpoint), at revision \(revision)"
+        case .reread(let reason): "reading every key again: \(reason)"
+        case .changed(let suite, let revision): "\(suite): changed at revision \(revision)"
+        case .skipped(let suite, let key, let error): "\(suite): \(key) left out: \(error)"
+        case .lost(let error): "lost: \(error)"
+        case .unreachable(let since):
+          "the cluster is unreachable since \(since.timestampText); the copies keep their values"
+        case .copyFailed(let suite, let error): "\(suite): \(error)"
+        }
+      }
+    }
+
+    /// The suites followed.
+    public let suites: [String]
+    /// Where their copies are.
+    public let copyURLs: [URL]
+    private let engine: any FleetEngine
+    private let options: Options
+    private let report: @Sendable (Event) -> Void
+    private let writers: [FleetCopyWriter]
+    /// The key range one watch covers: from the first suite's prefix to past the last's.
+    private let range: (key: [UInt8], end: [UInt8])
+    private let prefixes: [[UInt8]]
+
+    /// A follower of `suites` in `cluster`, writing their copies in `directory`.
+    ///
+    /// - Parameters:
+    ///   - suites: The suites to follow (as `SettingsStore(suite:)` names them); each once.
+    ///   - cluster: The etcd cluster, and how to reach it.
+    ///   - directory: Where the copies are: by default where every `SettingsStore` looks for them
+    ///     (`$SPLINT_FLEET_DIRECTORY`; `/var/lib/splint-fleet` for root and the `splint-fleet` user; this user's
+    ///     `$XDG_STATE_HOME/splint-fleet` otherwise).
+    ///   - options: Limits and timings.
+    ///   - events: Called with each event, on the follower's task: for a log.
+    /// - Throws: ``FleetError/Code/invalidConfiguration`` for no suite, a suite that is not a name, an endpoint
+    ///   that is not a URL, or TLS files that cannot be used; ``FleetError/Code/insecureEndpoint``.
+    public init(
+      suites: [String], cluster: EtcdCluster, directory: URL? = nil, options: Options = Options(),
+      events: (@Sendable (Event) -> Void)? = nil
+    ) throws(FleetError) {
+      let suites = Array(Set(suites)).sorted()
+      guard !suites.isEmpty else { throw FleetError(.invalidConfiguration("no suite is given to follow (--suite).")) }
+      let gateway = try EtcdGateway(cluster: cluster)
+      prefixes = try suites.map { suite throws(FleetError) in try cluster.prefix(ofSuite: suite) }
+      self.suites = suites
+      let directory = directory ?? FleetCopy.followerDirectory()
+      copyURLs = suites.map { directory.appendingPathComponent("\($0).json") }
+      writers = copyURLs.map { FleetCopyWriter(url: $0) }
+      engine = EtcdEngine(gateway: gateway)
+      self.options = options
+      report = events ?? { _ in }
+      // One watch for every suite: the range from the first prefix to past the last (keys of suites not followed
+      // that fall between are passed over).
+      range = (prefixes[0], EtcdGateway.rangeEnd(ofPrefix: prefixes[prefixes.count - 1]))
+    }
+
+    /// Follows the cluster until the task is cancelled: then records in the copies that the follower stopped, and
+    /// gives them up to the next follower. A member or the whole cluster that is down, slow or without a leader is
+    /// waited for, never an end.
+    ///
+    /// - Throws: ``FleetError`` for what waiting does not mend: a refused password (``FleetError/Code/authenticationFailed``),
+    ///   a role that may not read the keys (``FleetError/Code/permissionDenied``), untrusted certificates
+    ///   (``FleetError/Code/tls``), a copy that cannot be written. The copies record the reason, and keep their
+    ///   values.
+    public func run() async throws(FleetError) {
+      guard try await takeOver() else { return }
+      let copies = FleetCopies(
+        copies: zip(suites, zip(writers, prefixes)).map { .init(suite: $0, writer: $1.0, prefix: $1.1) },
+        engine: engine.name, endpoints: engine.endpoints, options: options, report: report)
+      await copies.load()
+      var failure: FleetError?
+      do throws(FleetError) {
+        try await follow(into: copies)
+      } catch {
+        failure = error
+      }
+      let stopped = failure.flatMap { $0.code == .cancelled ? nil : $0 }
+      await copies.stop(reason: stopped?.description)
+      if let stopped { throw stopped }
+    }
+
+    /// Takes every copy's follower lock, waiting (and telling so, once) while another follower holds one; false when
+    /// cancelled meanwhile.
+    private func takeOver() async throws(FleetError) -> Bool {
+      var told = false
+      while !Task.isCancelled {
+        var all = true
+        for writer in writers {
+          do {
+            all = try writer.takeOver() && all
+          } catch {
+            throw FleetError(.copyFailed(error))
+          }
+        }
+        if all { return true }
+        if !told { report(.waiting(suites: suites)) }
+        told = true
+        try? await Task.sleep(for: .seconds(1))
+      }
+      for writer in writers { writer.release() }
+      return false
+    }
+
+    /// Reads, watches, and reconnects, until cancelled or a failure that waiting does not mend.
+    private func follow(into copies: FleetCopies) async throws(FleetError) {
+      var attempts = 0
+      var lostSince: Date?
+      var reporting: Task<Void, Never>?
+      defer { reporting?.cancel() }
+      while !Task.isCancelled {
+        do throws(FleetError) {
+          try await watch(into: copies) {
+            attempts = 0
+            lostSince = nil
+            reporting?.cancel()
+            reporting = nil
+          }
+          // A compaction past the revision held: read everything again at once.
+        } catch  where error.isTransient {
+          report(.lost(error))
+          if lostSince == nil {
+            let since = Date()
+            lostSince = since
+            // Unless the follower is back within a check interval, the copies say the cluster is lost.
+            let delay = options.checkInterval
+            let report = report
+            let connections = await copies.connections
+            reporting = Task {
+              try? await Task.sleep(for: delay)
+              guard !Task.isCancelled,
+                await copies.recordUnreachable(
+                  unlessConnectedSince: connections, reason: error.description, since: since)
+              else { return }
+              report(.unreachable(since: since))
+            }
+          }
+          attempts += 1
+          try? await Task.sleep(for: reconnectDelay(attempt: attempts))
+        } catch {
+          throw error
+        }
+      }
+    }
+
+    /// How long to wait before attempt `attempt` (1 after the first failure): none for the first, then 0.1 s doubling,
+    /// at most ``Options/maximumReconnectDelay``, each between half and all of it (jitter: a cluster that comes back
+    /// is not met by every follower at once).
+    private func reconnectDelay(attempt: Int) -> Duration {
+      guard attempt > 1 else { return .zero }
+      let ceiling =
+        Double(options.maximumReconnectDelay.components.seconds)
+        + Double(options.maximumReconnectDelay.components.attoseconds) / 1e18
+      let delay = min(ceiling, 0.1 * Double(1 << min(attempt - 2, 20)))
+      return .milliseconds(Int(delay * Double.random(in: 0.5...1.0) * 1000))
+    }
+
+    /// One connection: a check of the cluster, a whole read when the copies need one, then the watch from the
+    /// revision held, with a check of the member every ``Options/checkInterval``, until it fails (thrown), or
+    /// reports a compaction (returns).
+    private func watch(into copies: FleetCopies, following: () -> Void) async throws(FleetError) {
+      var snapshot = try await engine.read(from: range.key, to: range.end)
+      if await copies.needsFullRead(snapshot.at) {
+        report(.reread(reason: "the copies are not of this cluster, or not at its revisions"))
+        await copies.replace(with: snapshot)
+      } else {
+        // The copies resume: only the changes since the revision they hold are watched for (the read's values are
+        // not used; it served to find a member and the cluster's identity).
+        snapshot = FleetSnapshot(at: snapshot.at, member: snapshot.member, pairs: [])
+      }
+      let start = await copies.heldRevision + 1
+      let member = snapshot.member
+      let changes = try await engine.changes(from: start, key: range.key, rangeEnd: range.end, member: member)
+      let checks = checking(member: member)
+      defer { checks.cancel() }
+      do {
+        for try await change in merged(changes, with: checks) {
+          switch change {
+          case .started(let at):
+            following()
+            await copies.connected()
+            report(.following(endpoint: engine.endpoints[member], cluster: at.cluster, revision: at.revision))
+          case .changed(let at, let events):
+            await copies.apply(events, at: at)
+          case .progress(let at):
+            await copies.progress(at)
+          case .compacted(let revision):
+            report(.reread(reason: "the cluster compacted its history past revision \(revision)"))
+            await copies.replace(with: try await engine.read(from: range.key, to: range.end))
+            return
+          }
+        }
+      } catch let error as FleetError {
+        engine.avoid(member: member)
+        throw error
+      } catch {
+        engine.avoid(member: member)
+        throw FleetError(.unreachable(["\(engine.endpoints[member]): \(error)"]))
+      }
+    }
+
+    /// Checks `member` every check interval; the task ends with the first check that fails.
+    private func checking(member: Int) -> Task<FleetError, Never> {
+      let (engine, range, interval) = (engine, range, options.checkInterval)
+      return Task {
+        while true {
+          do {
+            try await Task.sleep(for: interval)
+            _ = try await engine.check(member: member, from: range.key, to: range.end, timeout: interval)
+          } catch let error as FleetError {
+            return error
+          } catch {
+            return FleetError(.cancelled)
+          }
+        }
+      }
+    }
+
+    /// The watch's changes, ended by the first failed check.
+    private func merged(
+      _ changes: AsyncThrowingStream<FleetChange, any Error>, with checks: Task<FleetError, Never>
+    ) -> AsyncThrowingStream<FleetChange, any Error> {
+      AsyncThrowingStream { continuation in
+        let forwarding = Task {
+          do {
+            for try await change in changes { continuation.yield(change) }
+            continuation.finish()
+          } catch {
+            continuation.finish(throwing: error)
+          }
+        }
+        let watching = Task {
+          let error = await checks.value
+          if error.code != .cancelled { continuation.finish(throwing: error) }
+        }
+        continuation.onTermination = { _ in
+          forwarding.cancel()
+          watching.cancel()
+        }
+      }
+    }
+  }
+#endif

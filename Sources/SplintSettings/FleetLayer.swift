@@ -1,0 +1,153 @@
+import SplintSystemCalls
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// A fleet copy (see ``FleetCopy``) as stores read it: its file, which of its keys it may enforce, and how its
+/// follower fares, told through ``SettingsStore/errors()`` as it changes. One instance per copy in a process, shared
+/// by every store that reads it, so that each change is judged, and each problem told, once.
+final class FleetLayer: Sendable {
+  /// The copy, read as a layer (never written by a store).
+  let file: SettingsFile
+  let url: URL
+
+  /// Whether the copy may enforce keys, judged for the file's content `version` (see ``isTrusted``).
+  private let trust = Mutex<(version: UInt64, problem: String?)?>(nil)
+  /// The problem last told, so that a copy rewritten with the same state tells it once.
+  private let told = Mutex<SettingsError?>(nil)
+  /// Tells this layer when the follower's lock file is closed: the follower ended or died.
+  private let liveness: Liveness
+  /// Whether the lock file's name is watched (``startWatching()``).
+  private let watching = Atomic(false)
+  /// The identifier this layer hears the copy's changes under.
+  private let changeObserver = Atomic<UInt64>(0)
+
+  private struct WeakLayer {
+    weak var layer: FleetLayer?
+  }
+
+  private static let registry = Mutex<[String: WeakLayer]>([:])
+
+  /// The layer for the copy at `url`, made on first use.
+  static func shared(for url: URL, options: SettingsStore.Options) -> FleetLayer {
+    let file = SettingsFile.shared(for: url, asSystemLayer: true, options: options)
+    return registry.withLock { registry in
+      let key = file.path
+      if let layer = registry[key]?.layer, layer.file === file { return layer }
+      let layer = FleetLayer(file: file)
+      registry[key] = WeakLayer(layer: layer)
+      return layer
+    }
+  }
+
+  private init(file: SettingsFile) {
+    self.file = file
+    url = file.url
+    liveness = Liveness()
+    liveness.layer.withLock { $0 = WeakLayerReference(layer: self) }
+    let id = file.tellChanges { [weak self] keys in
+      guard let self else { return }
+      if keys.contains(JSONKey(FleetCopy.metadataKey)) || keys.contains(JSONKey(FleetCopy.enforcedKey)) {
+        tellProblem()
+      }
+    }
+    changeObserver.store(id, ordering: .relaxed)
+  }
+
+  /// Starts watching the copy's follower lock file, once, so that a follower that ends is told of at once.
+  func startWatching() {
+    guard !watching.exchange(true, ordering: .relaxed) else { return }
+    let path = file.path + FileIO.followerLockSuffix
+    SettingsWatcher.shared.watch(
+      liveness, at: [(FileIO.directory(of: path), FileIO.name(of: path))], interval: .seconds(1))
+  }
+
+  deinit {
+    file.stopTelling(changeObserver.load(ordering: .relaxed))
+    if watching.load(ordering: .relaxed) { SettingsWatcher.shared.unwatch(ObjectIdentifier(liveness)) }
+  }
+
+  // MARK: - Reading
+
+  /// The keys the copy marks as enforced, if it may enforce any: empty for a copy that is not a system copy.
+  var enforcedKeys: Set<JSONKey> {
+    let keys = FleetCopy.enforcedKeys(file[FleetCopy.enforcedKey])
+    return keys.isEmpty || !isTrusted ? [] : keys
+  }
+
+  /// The copy's value of `key` when the copy enforces it, else nil; from memory, as ``SettingsFile/storedValue(_:)``.
+  func enforcedValue(_ key: JSONKey) -> JSONValue? {
+    guard FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).contains(key), isTrusted
+    else { return nil }
+    return file.storedValue(key)
+  }
+
+  /// Whether the copy may enforce keys: judged again whenever its content changes (``FleetCopy/trustProblem(ofCopyAt:)``).
+  var isTrusted: Bool { trustProblem == nil }
+
+  /// Why the copy may not enforce keys, or nil when it may.
+  var trustProblem: String? {
+    let version = file.snapshotVersion
+    if let judged = trust.withLock({ $0 }), judged.version == version { return judged.problem }
+    let problem = FleetCopy.trustProblem(ofCopyAt: file.path)
+    trust.withLock { $0 = (version, problem) }
+    return problem
+  }
+
+  /// What the copy says of itself, or nil when there is no copy, or it does not describe itself.
+  var status: FleetCopyStatus? {
+    guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
+    let enforced = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
+    return FleetCopyStatus(
+      url: url, metadata: metadata, keys: file.keys.filter { !$0.hasPrefix("$") },
+      enforcedKeys: enforced.map(\.text), isFollowed: FileIO.isFollowed(file.path + FileIO.followerLockSuffix),
+      isTrusted: isTrusted)
+  }
+
+  /// What is wrong with the copy now, from a reader's view: its follower has lost the cluster, no follower keeps it,
+  /// or it marks keys it may not enforce. Nil when nothing is, or there is no copy.
+  var problem: SettingsError? {
+    guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
+    if !FileIO.isFollowed(file.path + FileIO.followerLockSuffix) {
+      return .noFleetFollower(url, since: metadata.state == .stopped ? metadata.since : metadata.written)
+    }
+    if metadata.state == .unreachable {
+      return .fleetUnreachable(url, since: metadata.since, reason: metadata.reason ?? "no member answered")
+    }
+    if !FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).isEmpty, let trustProblem {
+      return .untrustedFleetCopy(url, reason: trustProblem)
+    }
+    return nil
+  }
+
+  /// Tells the copy's error streams its problem, if it has one that was not told last.
+  func tellProblem() {
+    let problem = problem
+    let changed = told.withLock { told in
+      defer { told = problem }
+      return told != problem
+    }
+    if changed, let problem { file.report(problem) }
+  }
+
+  /// A reference to the layer that does not keep it alive, for its liveness watch.
+  private struct WeakLayerReference {
+    weak var layer: FleetLayer?
+  }
+
+  /// What the watcher tells when the follower's lock file changes or is closed after writing (the follower ends or
+  /// dies: the kernel closes its descriptor).
+  private final class Liveness: WatchedFile {
+    let layer = Mutex(WeakLayerReference())
+
+    func contentMayHaveChanged() {
+      layer.withLock { $0.layer }?.tellProblem()
+    }
+
+    func followed(byPollingEvery interval: Duration, because reason: String?) {}
+  }
+}

@@ -1,0 +1,172 @@
+#if SplintFleet
+  import Foundation
+  import SplintFleet
+  import SplintSettings
+  import TestSupport
+  import Testing
+
+  /// A follower against a real etcd (Debian's, started on loopback ports of the test's own): what reaches the
+  /// machine's copy, what is left out, and how it resumes.
+  @Suite struct FollowerTests {
+    @Test("a put reaches the copy; a value that is not JSON is left out and told, the other keys kept")
+    func follows() async throws {
+      let (etcd, cluster) = try await startCluster()
+      try await etcd.put("/splint/app/interval", "60")
+      try await etcd.put("/splint/app/mode", "fast")
+      try await etcd.put("/splint/other/interval", "1")
+      let machine = Machine(cluster: cluster)
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      let store = machine.store()
+      #expect(store.value(forKey: "mode") == nil)
+      let status = try #require(store.fleetStatus.first)
+      #expect(status.skippedKeys["mode"]?.hasPrefix("not JSON") == true, "\(status.skippedKeys)")
+      #expect(status.keys == ["interval"])
+      #expect(machine.events.contains { $0.contains("mode left out") })
+
+      // A Setting of a program on the machine hears each change.
+      let interval = Setting("interval", default: 0, store: store)
+      let values = interval.updates()
+      try await etcd.put("/splint/app/interval", "90")
+      let seen = await collect(values) { $0 == 90 }
+      #expect(seen.last == 90 && seen.allSatisfy { $0 == 60 || $0 == 90 }, "\(seen)")
+      // The bad value fixed: it is taken; deleted: it is gone.
+      try await etcd.put("/splint/app/mode", #""fast""#)
+      #expect(await machine.waitFor("mode", "fast"))
+      #expect(machine.store().fleetStatus.first?.skippedKeys.isEmpty == true)
+      try await etcd.etcdctl(["del", "/splint/app/mode"])
+      #expect(await machine.waitFor("mode", nil))
+      #expect(await machine.stop() == nil)
+      #expect(machine.store().fleetStatus.first?.state == .stopped)
+      #expect(machine.store().fleetStatus.first?.isFollowed == false)
+    }
+
+    @Test("a transaction that writes several keys reaches a copy whole, in one write")
+    func transactions() async throws {
+      let (etcd, cluster) = try await startCluster()
+      let machine = Machine(cluster: cluster)
+      try machine.start()
+      #expect(await eventually { machine.store().fleetStatus.first?.state == .following })
+      let store = machine.store()
+      let changes = store.changes()
+      // No comparisons, three puts on success, none on failure: etcdctl txn reads them as blocks ended by a blank line.
+      let transaction = "\nput /splint/app/a \"1\"\nput /splint/app/b \"2\"\nput /splint/app/c \"3\"\n\n\n"
+      let output = try await Programs.run(
+        ["etcdctl", "--endpoints", etcd.endpoints[0], "txn"], input: Data(transaction.utf8),
+        environment: ["ETCDCTL_API": "3", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+      #expect(output.stdout.hasPrefix("SUCCESS"), "\(output)")
+      let seen = await collect(changes) { _ in true }
+      #expect(seen == [["a", "b", "c"]], "one change, with every key of the transaction")
+      #expect(store.value(forKey: "c") == 3)
+      // The same through the API, which refuses the whole transaction for one value that is not JSON.
+      let again = store.changes()
+      try await cluster.setValues([("a", "10"), ("b", #""twenty""#)], suite: "app")
+      #expect(await collect(again) { _ in true } == [["a", "b"]])
+      #expect(store.value(forKey: "b") == "twenty")
+      await #expect(throws: FleetError.self) {
+        try await cluster.setValues([("a", "11"), ("b", "oops")], suite: "app")
+      }
+      await #expect(throws: FleetError.self) { try await cluster.setValues([("$a", "1")], suite: "app") }
+      try await cluster.setValues([], suite: "app")
+      #expect(try await cluster.storedValue(forKey: "a", suite: "app") == "10")
+    }
+
+    @Test("a follower resumes at the revision its copy holds; after a compaction past it, it reads everything again")
+    func resumesAndCompacts() async throws {
+      let (etcd, cluster) = try await startCluster()
+      try await etcd.put("/splint/app/keep", "1")
+      try await etcd.put("/splint/app/gone", "1")
+      let machine = Machine(cluster: cluster)
+      try machine.start()
+      #expect(await machine.waitFor("gone", 1))
+      await machine.stop()
+      // While no follower runs: a change, then a change and a deletion compacted away.
+      try await etcd.put("/splint/app/keep", "2")
+      try machine.start()
+      #expect(await machine.waitFor("keep", 2))
+      #expect(machine.events.filter { $0.contains("reading every key again") }.count == 1)
+      await machine.stop()
+      try await etcd.put("/splint/app/keep", "3")
+      try await etcd.etcdctl(["del", "/splint/app/gone"])
+      try await etcd.put("/splint/app/new", "1")
+      try await etcd.compact()
+      try machine.start()
+      #expect(await machine.waitFor("keep", 3))
+      #expect(await machine.waitFor("gone", nil))
+      #expect(await machine.waitFor("new", 1))
+      #expect(machine.events.contains { $0.contains("compacted its history") })
+    }
+
+    @Test("a restored or rebuilt cluster (another cluster ID, revisions starting again) replaces the copy")
+    func rebuiltCluster() async throws {
+      let (etcd, cluster) = try await startCluster()
+      for value in 1...20 { try await etcd.put("/splint/app/counter", String(value)) }
+      try await etcd.put("/splint/app/old", "1")
+      let machine = Machine(cluster: cluster)
+      try machine.start()
+      #expect(await machine.waitFor("counter", 20))
+      let before = try #require(machine.store().fleetStatus.first)
+      try await etcd.rebuild()
+      try await etcd.put("/splint/app/counter", "1")
+      #expect(await machine.waitFor("counter", 1, within: 60))
+      #expect(await machine.waitFor("old", nil))
+      let after = try #require(machine.store().fleetStatus.first)
+      #expect(after.cluster != before.cluster, "\(machine.events)")
+      #expect(after.revision < before.revision)
+    }
+
+    @Test("one watch follows several suites, each into its own copy")
+    func severalSuites() async throws {
+      let (etcd, cluster) = try await startCluster()
+      let machine = Machine(following: ["alpha", "beta"], cluster: cluster)
+      try machine.start()
+      try await etcd.put("/splint/alpha/x", "1")
+      try await etcd.put("/splint/alphabet/x", "9")
+      try await etcd.put("/splint/beta/x", "2")
+      #expect(await machine.waitFor("x", 1, suite: "alpha"))
+      #expect(await machine.waitFor("x", 2, suite: "beta"))
+      try await etcd.put("/splint/alpha/x", "3")
+      #expect(await machine.waitFor("x", 3, suite: "alpha"))
+      #expect(machine.store("beta").value(forKey: "x") == 2)
+      #expect(!FileManager.default.fileExists(atPath: machine.copy("alphabet").path))
+    }
+
+    @Test("two followers of one copy do not fight: the second waits, and takes over when the first ends")
+    func twoFollowers() async throws {
+      let (etcd, cluster) = try await startCluster()
+      let machine = Machine(cluster: cluster)
+      try machine.start()
+      try await etcd.put("/splint/app/a", "1")
+      #expect(await machine.waitFor("a", 1))
+      let second = try FleetFollower(suites: ["app"], cluster: cluster, directory: machine.directory)
+      let waiting = Task { try await second.run() }
+      try await Task.sleep(for: .milliseconds(500))
+      let holder = try #require(machine.store().fleetStatus.first?.follower)
+      #expect(holder.contains("process \(getpid())"))
+      await machine.stop()
+      try await etcd.put("/splint/app/a", "2")
+      #expect(await machine.waitFor("a", 2))
+      #expect(machine.store().fleetStatus.first?.state == .following)
+      waiting.cancel()
+      try await waiting.value
+    }
+
+    @Test("keys that cannot be settings are left out: reserved, too large, past the copy's size; keys not UTF-8")
+    func limits() async throws {
+      let (etcd, cluster) = try await startCluster()
+      let options = FleetFollower.Options(maximumValueSize: 100, maximumCopySize: 300)
+      let machine = Machine(cluster: cluster, options: options)
+      try await etcd.put("/splint/app/$other", "1")
+      try await etcd.put("/splint/app/big", "\"" + String(repeating: "x", count: 200) + "\"")
+      for index in 0..<8 {
+        try await etcd.put("/splint/app/k\(index)", "\"" + String(repeating: "y", count: 50) + "\"")
+      }
+      try machine.start()
+      #expect(await eventually { machine.store().fleetStatus.first?.keys.count == 5 })
+      let skipped = try #require(machine.store().fleetStatus.first?.skippedKeys)
+      #expect(skipped["$other"]?.contains("reserved") == true)
+      #expect(skipped["big"]?.contains("more than the 100") == true)
+      #expect(skipped.filter { $0.value.contains("more than its 300") }.count == 3, "\(skipped)")
+    }
+  }
+#endif

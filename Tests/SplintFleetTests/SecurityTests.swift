@@ -1,0 +1,189 @@
+#if SplintFleet
+  import Foundation
+  import SplintFleet
+  import SplintSecrets
+  import SplintSettings
+  import TestSupport
+  import Testing
+
+  /// Certificates made with openssl for one test: a CA, a server certificate for 127.0.0.1 and a client certificate
+  /// it signed, and another CA that signed nothing here.
+  struct Certificates {
+    let directory: URL
+
+    /// The path of `name` in the directory.
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    static func make(in scratch: Scratch) async throws -> Certificates {
+      let directory = scratch.url("tls")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      let script = """
+        set -e
+        cd "$1"
+        for ca in ca other-ca; do
+          openssl req -x509 -newkey rsa:2048 -nodes -keyout $ca-key.pem -out $ca.pem -days 2 -subj "/CN=$ca" 2>/dev/null
+        done
+        openssl req -newkey rsa:2048 -nodes -keyout server-key.pem -out server.csr -subj "/CN=127.0.0.1" 2>/dev/null
+        printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth,clientAuth\\n' > server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -out server.pem -days 2 \\
+          -extfile server.ext 2>/dev/null
+        openssl req -newkey rsa:2048 -nodes -keyout client-key.pem -out client.csr -subj "/CN=splint" 2>/dev/null
+        printf 'extendedKeyUsage=clientAuth\\n' > client.ext
+        openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -out client.pem -days 2 \\
+          -extfile client.ext 2>/dev/null
+        """
+      let output = try await Programs.run(["sh", "-c", script, "sh", directory.path])
+      guard output.status == 0 else { throw EtcdFailure(command: "openssl", output: output.stderr) }
+      return Certificates(directory: directory)
+    }
+  }
+
+  /// TLS with certificates the test makes, and etcd's users: what a follower is refused, it says, typed.
+  @Suite struct SecurityTests {
+    let scratch = Scratch()
+
+    @Test("TLS with a CA and a client certificate: followed; another CA or no client certificate: a typed error")
+    func tls() async throws {
+      let certificates = try await Certificates.make(in: scratch)
+      let etcd = try await LocalEtcd.start(
+        size: 1,
+        tls: .init(
+          caFile: certificates.path("ca.pem"), certificateFile: certificates.path("server.pem"),
+          keyFile: certificates.path("server-key.pem"), requiresClientCertificate: true,
+          clientCertificateFile: certificates.path("client.pem"), clientKeyFile: certificates.path("client-key.pem")))
+      try await etcd.put("/splint/app/interval", "60")
+      let good = EtcdCluster(
+        endpoints: etcd.endpoints,
+        tls: FleetTLS(
+          caFile: certificates.path("ca.pem"), clientCertificateFile: certificates.path("client.pem"),
+          clientKeyFile: certificates.path("client-key.pem")), requestTimeout: .seconds(3))
+      let machine = Machine(cluster: good)
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      #expect(try await good.storedValue(forKey: "interval", suite: "app") == "60")
+
+      // A CA directory (VAULT_CAPATH's kind) serves as well as a file.
+      let caDirectory = scratch.url("cas")
+      try FileManager.default.createDirectory(at: caDirectory, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        atPath: certificates.path("ca.pem"), toPath: caDirectory.appendingPathComponent("ca.pem").path)
+      var byDirectory = good
+      byDirectory.tls.caFile = nil
+      byDirectory.tls.caDirectory = caDirectory.path
+      #expect(try await byDirectory.storedValue(forKey: "interval", suite: "app") == "60")
+
+      var otherCA = good
+      otherCA.tls.caFile = certificates.path("other-ca.pem")
+      await #expect(throws: FleetError.self) { _ = try await otherCA.storedValue(forKey: "interval", suite: "app") }
+      do {
+        _ = try await otherCA.storedValue(forKey: "interval", suite: "app")
+      } catch {
+        #expect(error.code == .tls, "\(error)")
+      }
+      var noCertificate = good
+      noCertificate.tls.clientCertificateFile = nil
+      noCertificate.tls.clientKeyFile = nil
+      do {
+        _ = try await noCertificate.storedValue(forKey: "interval", suite: "app")
+        Issue.record("a member that asks for a client certificate answered without one")
+      } catch {
+        #expect([.tls, .unreachable].contains(error.code), "\(error)")
+      }
+      // A follower refused so ends, saying why, rather than trying forever.
+      let refused = Machine(cluster: otherCA)
+      try refused.start()
+      #expect(await refused.ending()?.code == .tls)
+    }
+
+    @Test("TLS files that cannot be used are told before anything is sent")
+    func badFiles() throws {
+      for tls in [
+        FleetTLS(caFile: scratch.url("missing.pem").path),
+        FleetTLS(clientCertificateFile: "/etc/hostname"),
+        FleetTLS(clientKeyFile: "/etc/hostname"),
+        FleetTLS(caDirectory: scratch.directory.path),
+        FleetTLS(caDirectory: scratch.url("missing").path),
+      ] {
+        #expect(throws: FleetError.self) {
+          try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: ["https://127.0.0.1:2379"], tls: tls))
+        }
+      }
+    }
+
+    @Test("a user and password read through Credential; a wrong password and a missing permission are typed errors")
+    func authentication() async throws {
+      let (etcd, cluster) = try await startCluster()
+      try await etcd.put("/splint/app/interval", "60")
+      try await etcd.put("/other/secret", "1")
+      try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
+      var reader = cluster
+      reader.user = "reader"
+      reader.password = try password("readpw", for: "reader")
+      let machine = Machine(cluster: reader)
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      try await etcd.put("/splint/app/interval", "61", user: "root:rootpw")
+      #expect(await machine.waitFor("interval", 61))
+      // A read-only role: a write is refused, typed.
+      do {
+        try await reader.setValue(jsonText: "1", forKey: "interval", suite: "app")
+        Issue.record("a read-only user wrote")
+      } catch {
+        #expect(error.code == .permissionDenied, "\(error)")
+      }
+
+      var wrong = reader
+      wrong.password = try password("nope", for: "reader")
+      let refused = Machine(cluster: wrong)
+      try refused.start()
+      let ended = await refused.ending()
+      #expect(ended?.code == .authenticationFailed, "\(String(describing: ended))")
+      #expect(ended?.description.contains("nope") == false)
+      #expect(refused.store().fleetStatus.first == nil, "no copy is made from a cluster that refused")
+
+      var missing = reader
+      missing.password = Credential(service: "etcd", account: "reader", store: InMemoryCredentialStore())
+      do {
+        _ = try await missing.storedValue(forKey: "interval", suite: "app")
+        Issue.record("read without a password")
+      } catch {
+        #expect(error.code == .noPassword)
+      }
+
+      // The user may read /splint/ only: following another prefix is refused.
+      var elsewhere = reader
+      elsewhere.prefix = "/other/"
+      let outside = Machine(cluster: elsewhere)
+      try outside.start()
+      #expect(await outside.ending()?.code == .permissionDenied)
+
+      // Without a user at all, the cluster says who is missing.
+      let anonymous = Machine(cluster: cluster)
+      try anonymous.start()
+      let nobody = await anonymous.ending()
+      #expect(nobody?.code == .permissionDenied && nobody?.description.contains("--user") == true)
+    }
+
+    @Test("a password never crosses the network in plain HTTP; endpoints that are not URLs are refused")
+    func configuration() throws {
+      #expect(throws: FleetError.self) {
+        try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: ["http://10.0.0.1:2379"], user: "reader"))
+      }
+      for endpoints in [[], ["10.0.0.1:2379"], ["ftp://h:1"], ["http://h:1/path"], ["https://user:pw@h:1"]] {
+        #expect(throws: FleetError.self) {
+          try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: endpoints))
+        }
+      }
+      #expect(throws: FleetError.self) {
+        try FleetFollower(suites: [], cluster: EtcdCluster(endpoints: ["http://h:1"]))
+      }
+      #expect(throws: FleetError.self) {
+        try FleetFollower(suites: ["a/b"], cluster: EtcdCluster(endpoints: ["http://h:1"]))
+      }
+      // Loopback over plain HTTP is this machine: allowed with a user.
+      _ = try FleetFollower(
+        suites: ["app"],
+        cluster: EtcdCluster(endpoints: ["http://127.0.0.1:2379", "http://[::1]:2379"], user: "reader"))
+    }
+  }
+#endif

@@ -1,0 +1,133 @@
+#if SplintFleet
+  import Foundation
+  import SplintFleet
+  import SplintSecrets
+  import SplintSettings
+  import Synchronization
+  import TestSupport
+  import Testing
+
+  /// One machine of a fleet, for a test: a directory of copies, a follower of the given suites writing them (in
+  /// this process, as a program that follows from its own process does), and stores reading them.
+  final class Machine: Sendable {
+    let scratch = Scratch()
+    let cluster: EtcdCluster
+    let suites: [String]
+    let options: FleetFollower.Options
+    /// What the follower told, in order.
+    private let told = Mutex<[String]>([])
+
+    /// What the follower told so far, in order, a line each.
+    var events: [String] { told.withLock { $0 } }
+    private let following = Mutex<Task<FleetError?, Never>?>(nil)
+
+    init(
+      following suites: [String] = ["app"], cluster: EtcdCluster,
+      options: FleetFollower.Options = FleetFollower.Options()
+    ) {
+      self.suites = suites
+      self.cluster = cluster
+      self.options = options
+    }
+
+    /// The directory the copies are in.
+    var directory: URL { scratch.url("fleet") }
+
+    /// The copy of `suite`.
+    func copy(_ suite: String = "app") -> URL { directory.appendingPathComponent("\(suite).json") }
+
+    /// A store of `suite` as a program on this machine has it: its user's file, with the copy below.
+    func store(_ suite: String = "app") -> SettingsStore {
+      SettingsStore(fileURL: scratch.url("home", suite, "settings.json"), fleetCopies: [copy(suite)])
+    }
+
+    /// Starts the follower (again).
+    @discardableResult
+    func start() throws -> FleetFollower {
+      let follower = try FleetFollower(
+        suites: suites, cluster: cluster, directory: directory, options: options
+      ) { [weak self] event in self?.told.withLock { $0.append(event.description) } }
+      let task = Task { () async -> FleetError? in
+        do throws(FleetError) {
+          try await follower.run()
+          return nil
+        } catch {
+          return error
+        }
+      }
+      following.withLock { $0 = task }
+      return follower
+    }
+
+    /// Stops the follower, as a SIGTERM to `splintctl fleet follow` does; what it ended with.
+    @discardableResult
+    func stop() async -> FleetError? {
+      guard let task = following.withLock({ $0 }) else { return nil }
+      task.cancel()
+      return await task.value
+    }
+
+    /// What the follower ended with, once it ends by itself (within `seconds`).
+    func ending(within seconds: Double = 30) async -> FleetError? {
+      guard let task = following.withLock({ $0 }) else { return nil }
+      return await withTaskGroup(of: FleetError?.self) { group in
+        group.addTask { await task.value }
+        group.addTask {
+          try? await Task.sleep(for: .seconds(seconds))
+          return FleetError?.none
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+      }
+    }
+
+    /// Waits until the copy of `suite` holds `value` for `key` (nil: holds none).
+    func waitFor(_ key: String, _ value: JSONValue?, suite: String = "app", within seconds: Double = 30) async -> Bool {
+      let store = SettingsStore(fileURL: scratch.url("probe", suite, "settings.json"), fleetCopies: [copy(suite)])
+      return await eventually(within: seconds) { store.value(forKey: key) == value }
+    }
+
+    deinit {
+      following.withLock { $0 }?.cancel()
+    }
+  }
+
+  /// The elements `stream` yields until one satisfies `last`, or those it yielded before `seconds` passed: a wait that
+  /// cannot hang a test.
+  func collect<Element: Sendable>(
+    _ stream: AsyncStream<Element>, within seconds: Double = 30, until last: @escaping @Sendable (Element) -> Bool
+  ) async -> [Element] {
+    let seen = Seen<Element>()
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await element in stream {
+          seen.elements.withLock { $0.append(element) }
+          if last(element) { return }
+        }
+      }
+      group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+      await group.next()
+      group.cancelAll()
+    }
+    return seen.elements.withLock { $0 }
+  }
+
+  /// What a stream yielded, shared with the task that reads it.
+  final class Seen<Element: Sendable>: Sendable {
+    let elements = Mutex<[Element]>([])
+  }
+
+  /// A cluster of `size` members, and the `EtcdCluster` that reaches it.
+  func startCluster(size: Int = 1, tls: LocalEtcd.TLS? = nil) async throws -> (LocalEtcd, EtcdCluster) {
+    let etcd = try await LocalEtcd.start(size: size, tls: tls)
+    return (etcd, EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3)))
+  }
+
+  /// A credential store holding one password, for a cluster's user.
+  func password(_ secret: String, for user: String) throws -> Credential {
+    let credential = Credential(service: "etcd", account: user, store: InMemoryCredentialStore())
+    try credential.save(secret)
+    return credential
+  }
+#endif

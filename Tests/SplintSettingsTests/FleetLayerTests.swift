@@ -1,0 +1,218 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SplintSettings
+
+/// The machine's copy of a fleet's settings as every store reads it: a layer between the user's file and the system
+/// files, written here as a follower writes it (SplintFleet's tests follow a real etcd cluster into it).
+@Suite struct FleetLayerTests {
+  let scratch = Scratch()
+
+  /// A copy of `values` at `copy`, as a follower writes it, with its follower lock held by `writer` (returned).
+  @discardableResult
+  func follow(
+    _ values: [String: JSONValue], enforced: [String] = [], at copy: URL, state: FleetCopyStatus.State = .following,
+    revision: Int64 = 7, writer: FleetCopyWriter? = nil
+  ) throws -> FleetCopyWriter {
+    let writer = writer ?? FleetCopyWriter(url: copy)
+    #expect(try writer.takeOver())
+    try writer.write(
+      values: values.sorted { $0.key < $1.key }.map { ($0.key, $0.value, nil) }, enforced: enforced,
+      metadata: FleetCopy.Metadata(
+        engine: "etcd", cluster: "42", revision: revision, endpoints: ["http://127.0.0.1:2379"],
+        prefix: "/splint/app/", state: state, since: Date(timeIntervalSince1970: 1_800_000_000),
+        reason: state == .unreachable ? "no member answered" : nil))
+    return writer
+  }
+
+  func save(_ text: String, to url: URL) throws {
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try text.write(to: url, atomically: true, encoding: .utf8)
+  }
+
+  @Test("a store of a suite looks for copies in $SPLINT_FLEET_DIRECTORY alone, else the user's state, then /var/lib")
+  func copiesOfASuite() async throws {
+    var environment = ProcessInfo.processInfo.environment
+    environment["SPLINT_FLEET_DIRECTORY"] = nil
+    environment["XDG_STATE_HOME"] = scratch.url("state").path
+    var output = try await probe("fleet-copies", "app", environment: environment)
+    #expect(output.lines == [scratch.url("state").path + "/splint-fleet/app.json", "/var/lib/splint-fleet/app.json"])
+    environment["XDG_STATE_HOME"] = "relative"
+    environment["HOME"] = scratch.url("home").path
+    output = try await probe("fleet-copies", "app", environment: environment)
+    #expect(output.lines.first == scratch.url("home").path + "/.local/state/splint-fleet/app.json")
+    environment["SPLINT_FLEET_DIRECTORY"] = scratch.url("fleet").path
+    output = try await probe("fleet-copies", "app", environment: environment)
+    #expect(output.lines == [scratch.url("fleet").path + "/app.json"])
+    environment["SPLINT_FLEET_DIRECTORY"] = "not/absolute"
+    output = try await probe("fleet-copies", "app", environment: environment)
+    #expect(output.lines.count == 2, "a relative directory is ignored, as XDG's are")
+    #expect(throws: SettingsError.invalidSuiteName("a/b")) { try SettingsStore.fleetCopyURLs(forSuite: "a/b") }
+  }
+
+  @Test("the fleet's values sit below the user's file and above the system files; origin says fleet")
+  func precedence() throws {
+    let copy = scratch.url("fleet", "app.json")
+    let system = scratch.url("xdg", "app", "settings.json")
+    let user = scratch.url("home", "app", "settings.json")
+    let writer = try follow(["interval": 60, "mode": "fast"], at: copy)
+    defer { withExtendedLifetime(writer) {} }
+    try save(#"{"interval": 10, "retries": 3, "mode": "system"}"#, to: system)
+    try save(#"{"mode": "slow"}"#, to: user)
+    let store = SettingsStore(fileURL: user, systemFiles: [system], fleetCopies: [copy, copy])
+    #expect(store.fleetCopyURLs == [copy])
+    #expect(store.value(forKey: "interval") == 60)
+    #expect(store.value(forKey: "mode") == "slow")
+    #expect(store.value(forKey: "retries") == 3)
+    #expect(store.value(forKey: "$fleet") == nil, "a copy's description is no setting")
+    #expect(store.origin(ofKey: "interval") == .fleet(copy))
+    #expect(store.origin(ofKey: "mode") == .user(user))
+    #expect(store.origin(ofKey: "retries") == .system(system))
+    #expect(store.keys == ["mode"], "keys are the user's file's alone")
+    #expect(Setting("interval", default: 0, store: store).value == 60)
+    #expect(Setting("mode", default: "", store: store).value == "slow")
+    #expect(Setting("$fleet", default: JSONValue.null, store: store).value == .null)
+    let status = try #require(store.fleetStatus.first)
+    #expect(status.cluster == "42" && status.revision == 7 && status.keys == ["interval", "mode"])
+    #expect(status.state == .following && status.isFollowed && status.engine == "etcd")
+    #expect(status.endpoints == ["http://127.0.0.1:2379"] && status.prefix == "/splint/app/")
+  }
+
+  @Test("a change to the copy reaches Settings and changes(), unless the user's file holds the key")
+  func live() async throws {
+    let copy = scratch.url("fleet", "app.json")
+    let user = scratch.url("home", "app", "settings.json")
+    let writer = try follow(["interval": 60], at: copy)
+    try save(#"{"mode": "mine"}"#, to: user)
+    let store = SettingsStore(fileURL: user, fleetCopies: [copy])
+    let interval = Setting("interval", default: 0, store: store)
+    var values = interval.updates().makeAsyncIterator()
+    #expect(await values.next() == 60)
+    let changes = store.changes()
+    try follow(["interval": 90, "mode": "fleet's"], at: copy, writer: writer)
+    #expect(await values.next() == 90)
+    let seen = await take(1, from: changes)
+    #expect(seen == [["interval"]], "mode is the user's: its fleet value changes nothing anyone reads")
+    // The copy is gone (the fleet's key deleted): the Setting reads its default.
+    try follow([:], at: copy, writer: writer)
+    #expect(await values.next() == 0)
+  }
+
+  @Test("an enforced key wins over the user's value, and a local write of it fails naming the fleet")
+  func enforced() async throws {
+    let copy = scratch.url("fleet", "app.json")
+    let user = scratch.url("home", "app", "settings.json")
+    try save(#"{"interval": 5}"#, to: user)
+    let writer = try follow(["interval": 60], enforced: ["interval"], at: copy)
+    let store = SettingsStore(fileURL: user, fleetCopies: [copy])
+    let interval = Setting("interval", default: 0, store: store)
+    #expect(interval.value == 60)
+    #expect(store.value(forKey: "interval") == 60)
+    #expect(store.origin(ofKey: "interval") == .fleet(copy))
+    #expect(store.fleetStatus.first?.isTrusted == true)
+    #expect(throws: SettingsError.enforcedByFleet(key: "interval", copy: copy)) {
+      try store.set(30, forKey: "interval")
+    }
+    #expect(throws: SettingsError.enforcedByFleet(key: "interval", copy: copy)) {
+      try store.update { $0[interval] = 30 }
+    }
+    #expect(throws: SettingsError.enforcedByFleet(key: "interval", copy: copy)) { try interval.save(30) }
+    let errors = store.errors()
+    interval.value = 30
+    let told = await collect(errors) { $0.code == .enforcedByFleet }
+    #expect(told.last?.description.contains("enforced by the fleet") == true)
+    #expect(store.values == ["interval": 5], "the user's own value stays, unused")
+    #expect(interval.value == 60)
+    // Removing the user's own value is allowed: it is not read anyway.
+    try store.removeValue(forKey: "interval")
+    #expect(store.values.isEmpty)
+
+    // No longer enforced (and another value): the fleet's value is read, below the user's, and a write succeeds.
+    var values = interval.updates(initial: false).makeAsyncIterator()
+    try follow(["interval": 61], at: copy, writer: writer)
+    #expect(await values.next() == 61)
+    try store.set(6, forKey: "interval")
+    #expect(interval.value == 6)
+    #expect(store.origin(ofKey: "interval") == .user(user))
+  }
+
+  @Test("a copy another user could have written enforces nothing, and says why")
+  func untrusted() async throws {
+    let directory = scratch.url("fleet")
+    let copy = directory.appendingPathComponent("app.json")
+    let user = scratch.url("home", "app", "settings.json")
+    try save(#"{"interval": 5}"#, to: user)
+    try follow(["interval": 60], enforced: ["interval"], at: copy)
+    // The copy and its directory are another user's (or, for a user who may not give files away, the directory is
+    // writable by others): anyone could have written it.
+    if getuid() == 0 {
+      for path in [directory.path, copy.path] { #expect(chown(path, 65534, 65534) == 0) }
+    } else {
+      #expect(chmod(directory.path, 0o777) == 0)
+    }
+    let store = SettingsStore(fileURL: user, fleetCopies: [copy])
+    #expect(store.value(forKey: "interval") == 5)
+    #expect(store.origin(ofKey: "interval") == .user(user))
+    #expect(store.fleetStatus.first?.isTrusted == false)
+    #expect(store.fleetStatus.first?.enforcedKeys == ["interval"])
+    try store.set(6, forKey: "interval")
+    let told = await collect(store.errors()) { $0.code == .untrustedFleetCopy }
+    #expect(told.last?.description.contains(directory.path) == true, "\(told)")
+  }
+
+  @Test("errors() tells a follower that lost its cluster, and one that ended, as they happen")
+  func followerState() async throws {
+    let copy = scratch.url("fleet", "app.json")
+    let writer = try follow(["interval": 60], at: copy)
+    let store = SettingsStore(fileURL: scratch.url("home", "app", "settings.json"), fleetCopies: [copy])
+    let errors = store.errors()
+    try follow(["interval": 60], at: copy, state: .unreachable, writer: writer)
+    let unreachable = await collect(errors) { $0.code == .fleetUnreachable }
+    #expect(unreachable.last?.description.contains("2027-01-15 08:00:00 UTC") == true, "\(unreachable)")
+    #expect(store.fleetStatus.first?.state == .unreachable)
+    // The follower ends: its lock file is closed, which the watcher sees.
+    writer.release()
+    let gone = await collect(errors) { $0.code == .noFleetFollower }
+    #expect(gone.last?.url == copy)
+    #expect(store.fleetStatus.first?.isFollowed == false)
+    // A process that starts on such a copy hears it at once.
+    let later = SettingsStore(fileURL: scratch.url("home", "app", "settings.json"), fleetCopies: [copy])
+    let first = await take(1, from: later.errors())
+    #expect(first.first?.code == .noFleetFollower)
+  }
+
+  @Test("two writers of one copy: the second cannot take it over while the first holds it")
+  func oneFollower() throws {
+    let copy = scratch.url("fleet", "app.json")
+    let first = try follow(["a": 1], at: copy)
+    let second = FleetCopyWriter(url: copy)
+    #expect(try second.takeOver() == false)
+    #expect(throws: SettingsError.self) {
+      try second.write(
+        values: [], enforced: [],
+        metadata: .init(
+          engine: "etcd", cluster: "1", revision: 1, endpoints: [], prefix: "", state: .following, since: Date()))
+    }
+    first.release()
+    #expect(try second.takeOver())
+    #expect(try first.takeOver() == false)
+    #expect(second.current.values == ["a": 1])
+    #expect(second.current.metadata?.cluster == "42")
+    try second.sync()
+  }
+
+  @Test("a system copy is readable by every user; a user's own is not")
+  func modes() throws {
+    let shared = FleetCopyWriter(url: scratch.url("system", "app.json"), shared: true)
+    let own = FleetCopyWriter(url: scratch.url("own", "app.json"), shared: false)
+    for (writer, mode) in [(shared, 0o644), (own, 0o600)] {
+      try follow(["a": 1], at: writer.url, writer: writer)
+      var status = stat()
+      #expect(stat(writer.url.path, &status) == 0)
+      #expect(Int(status.st_mode & 0o777) == mode)
+      #expect(stat(writer.url.deletingLastPathComponent().path, &status) == 0)
+      #expect(Int(status.st_mode & 0o777) == (mode == 0o644 ? 0o755 : 0o700))
+    }
+  }
+}
