@@ -42,6 +42,7 @@ case ("run", _):
     try await benchmarkScale(sizes, into: &report)
     #if SplintFleet
       try await benchmarkFleetSettings(sizes, into: &report)
+      try await benchmarkFleet(sizes, into: &report)
     #endif
   } catch {
     FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))

@@ -97,12 +97,15 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     return accounts.sorted()
   }
 
-  /// Available when one of its stores is; otherwise why not, store by store.
+  /// Available when one of its stores is; otherwise why not, store by store. A secrets server that is sealed,
+  /// unreachable, forbids or has no login before the first available store makes the chain unavailable with its
+  /// error: every read stops there.
   public func availability() -> CredentialAvailability {
     var failures: [CredentialError.StoreFailure] = []
     for store in stores {
       switch store.availability() {
       case .available: return .available
+      case .unavailable(let error) where error.isServerFailure: return .unavailable(error)
       case .unavailable(let error): failures.append(.init(store: store.name, error: error))
       }
     }
@@ -292,6 +295,16 @@ extension CredentialError {
   var isUnavailability: Bool {
     switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .storeUnavailable: true
+    default: false
+    }
+  }
+
+  /// Whether the error is a secrets server's (sealed, unreachable, forbidden, no login, failing), which stops a chain
+  /// whatever stores follow, even in ``ChainedCredentialStore/availability()``: another store's copy of a fleet's
+  /// secret may be stale.
+  package var isServerFailure: Bool {
+    switch situation {
+    case .sealed, .unreachable, .forbidden, .notLoggedIn, .secretIDSpent, .serverError: true
     default: false
     }
   }

@@ -41,6 +41,13 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidConfiguration(String)
     case portalRefused(String)
     case notDelivered(store: String, file: String, directory: String, closeNames: [String])
+    case sealed(store: String, servers: [String])
+    case unreachable(store: String, reason: String)
+    case forbidden(store: String, path: String, capability: String)
+    case notLoggedIn(store: String, reason: String)
+    case secretIDSpent(store: String)
+    case conflict(store: String, path: String)
+    case serverError(store: String, reason: String)
   }
 
   /// Why one store of a chain did not answer, for ``CredentialError/noStoreAnswered(_:)``.
@@ -111,6 +118,20 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     public static let portalRefused = Code("portalRefused")
     /// See ``CredentialError/notDelivered(store:file:directory:closeNames:)``.
     public static let notDelivered = Code("notDelivered")
+    /// See ``CredentialError/sealed(store:servers:)``.
+    public static let sealed = Code("sealed")
+    /// See ``CredentialError/unreachable(store:reason:)``.
+    public static let unreachable = Code("unreachable")
+    /// See ``CredentialError/forbidden(store:path:capability:)``.
+    public static let forbidden = Code("forbidden")
+    /// See ``CredentialError/notLoggedIn(store:reason:)``.
+    public static let notLoggedIn = Code("notLoggedIn")
+    /// See ``CredentialError/secretIDSpent(store:)``.
+    public static let secretIDSpent = Code("secretIDSpent")
+    /// See ``CredentialError/conflict(store:path:)``.
+    public static let conflict = Code("conflict")
+    /// See ``CredentialError/serverError(store:reason:)``.
+    public static let serverError = Code("serverError")
   }
 
   /// Which kind of failure this is.
@@ -133,6 +154,13 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     case .invalidConfiguration: .invalidConfiguration
     case .portalRefused: .portalRefused
     case .notDelivered: .notDelivered
+    case .sealed: .sealed
+    case .unreachable: .unreachable
+    case .forbidden: .forbidden
+    case .notLoggedIn: .notLoggedIn
+    case .secretIDSpent: .secretIDSpent
+    case .conflict: .conflict
+    case .serverError: .serverError
     }
   }
 
@@ -216,6 +244,72 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
     store: String, file: String, directory: String, closeNames: [String]
   ) -> CredentialError {
     CredentialError(.notDelivered(store: store, file: file, directory: directory, closeNames: closeNames))
+  }
+
+  /// The secrets server (OpenBao or HashiCorp Vault) is sealed at every address the store knows: it cannot decrypt
+  /// anything until an operator unseals it. A chain of stores stops here rather than read another store's copy.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - servers: The addresses asked, each sealed.
+  public static func sealed(store: String, servers: [String]) -> CredentialError {
+    CredentialError(.sealed(store: store, servers: servers))
+  }
+
+  /// No address of the secrets server answered (refused, no route, no answer within the store's timeout, a TLS
+  /// handshake that failed); `reason` says what happened at each. A chain of stores stops here rather than read
+  /// another store's copy.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - reason: What happened, and what to check, in full sentences.
+  public static func unreachable(store: String, reason: String) -> CredentialError {
+    CredentialError(.unreachable(store: store, reason: reason))
+  }
+
+  /// The server refused the operation: the login is valid (the store checked), but its policies do not grant
+  /// `capability` on `path`.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - path: The API path refused, such as `secret/data/splint/api.example.com/alice`.
+  ///   - capability: The capability a policy must grant there: `read`, `create`, `update`, `delete` or `list`.
+  public static func forbidden(store: String, path: String, capability: String) -> CredentialError {
+    CredentialError(.forbidden(store: store, path: path, capability: capability))
+  }
+
+  /// The store has no valid login: none is configured, the token given has expired or was revoked, or the server
+  /// refused the login; `reason` says which and what to do.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - reason: Which login failed, why, and the remedy, in full sentences (never the token or secret ID).
+  public static func notLoggedIn(store: String, reason: String) -> CredentialError {
+    CredentialError(.notLoggedIn(store: store, reason: reason))
+  }
+
+  /// The AppRole secret ID this process logged in with before is refused now: it was single-use (or limited in
+  /// uses or time) and is spent, so the store cannot log in again once its token expires.
+  public static func secretIDSpent(store: String) -> CredentialError { CredentialError(.secretIDSpent(store: store)) }
+
+  /// Another client saved a new version of the secret between this save's read and its write, so the server's
+  /// check-and-set refused this one: nothing was changed by it.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - path: The secret's path.
+  public static func conflict(store: String, path: String) -> CredentialError {
+    CredentialError(.conflict(store: store, path: path))
+  }
+
+  /// The secrets server answered with a failure of its own (an internal error, an answer that is not its API's);
+  /// `reason` says what it said.
+  ///
+  /// - Parameters:
+  ///   - store: The store's name.
+  ///   - reason: What the server answered, in full sentences (never a token or a secret).
+  public static func serverError(store: String, reason: String) -> CredentialError {
+    CredentialError(.serverError(store: store, reason: reason))
   }
 
   /// Whether `error` is `pattern`, so that `catch CredentialError.locked` works where the error is untyped.
@@ -331,6 +425,53 @@ public struct CredentialError: Error, Sendable, Hashable, CustomStringConvertibl
         """,
         close
       )
+    case .sealed(let store, let servers):
+      return (
+        """
+        \(store) is sealed (\(servers.joined(separator: ", "))), so no secret can be read or saved until it is \
+        unsealed.
+        """,
+        """
+        Ask its operators to unseal it (`bao operator unseal`, or the cluster's auto-unseal). Nothing was read from \
+        another store instead.
+        """
+      )
+    case .unreachable(let store, let reason):
+      return (
+        "\(store) cannot be reached.",
+        """
+        \(reason) Check that the server runs and that its address (BAO_ADDR or VAULT_ADDR, or the store's \
+        configuration) names it. Nothing was read from another store instead.
+        """
+      )
+    case .forbidden(let store, let path, let capability):
+      return (
+        "\(store) refused to \(capability) \(path): the login is valid, but its policies do not allow it.",
+        "Grant it in a policy of the login's role: path \"\(path)\" { capabilities = [\"\(capability)\"] }."
+      )
+    case .notLoggedIn(let store, let reason):
+      return Self.split("\(store) has no valid login: \(reason)")
+    case .secretIDSpent(let store):
+      return (
+        """
+        \(store) refused the AppRole secret ID this process logged in with before: it was single-use (or limited in \
+        uses or time) and is spent, and the token it gave has expired.
+        """,
+        """
+        Deliver a new secret ID (for a systemd unit, a new vault-secret-id credential, and restart it), or let the \
+        role's secret IDs be used again (secret_id_num_uses=0, with a secret_id_ttl).
+        """
+      )
+    case .conflict(let store, let path):
+      return (
+        """
+        Another client saved a new version of \(path) in \(store) between this save's read and its write, so the \
+        server's check-and-set refused this save: nothing was changed.
+        """,
+        "Read the secret again, and save once more if this one should still replace it."
+      )
+    case .serverError(let store, let reason):
+      return Self.split("\(store) failed: \(reason)")
     case .portalRefused(let reason):
       return (
         """

@@ -42,12 +42,14 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
 
   /// The names a chain is made of, and what each stands for: `delivered` (systemd credentials, then container
   /// secrets), `systemd-credentials`, `container-secrets`, `secret-service`, `secret-portal` and `kernel-keyring`.
+  /// A program built with the SplintFleet trait that calls its `VaultCredentialStore.register()` at start-up may
+  /// also name `vault` (OpenBao or HashiCorp Vault).
   public static let storeNames = [
     "delivered", "systemd-credentials", "container-secrets", "secret-service", "secret-portal", "kernel-keyring",
   ]
 
   /// The names the environment variable gave last, parsed: read once per value, not at every call.
-  private let parsed = Mutex<(setting: String?, names: Result<[Name], CredentialError>)?>(nil)
+  private let parsed = Mutex<(setting: String?, generation: Int, names: Result<[Name], CredentialError>)?>(nil)
 
   /// One name of a chain, as parsed.
   private enum Name {
@@ -62,7 +64,12 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
   /// The names, parsed; errors begin with `source`.
   private static func parse(_ names: [String], source: String) throws(CredentialError) -> [Name] {
     var parsed: [Name] = []
+    let known = storeNames + RegisteredStores.names
     for name in names {
+      if !storeNames.contains(name), let store = try RegisteredStores.store(named: name) {
+        parsed.append(.store(store))
+        continue
+      }
       switch name {
       case "delivered": parsed.append(.delivered)
       case "systemd-credentials": parsed.append(.store(DeliveredCredentialStore.systemd))
@@ -71,13 +78,11 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
       case "secret-portal": parsed.append(.store(SecretPortalStore.shared))
       case "kernel-keyring": parsed.append(.store(KernelKeyringStore()))
       default:
-        throw .invalidConfiguration(
-          "\(source)\"\(name)\" is not a credential store. Use one of \(storeNames.joined(separator: ", ")).")
+        throw .invalidConfiguration(source + RegisteredStores.unknown(name, known: known))
       }
     }
     if parsed.isEmpty {
-      throw .invalidConfiguration(
-        "\(source)No store is named. Name one or more of \(storeNames.joined(separator: ", ")).")
+      throw .invalidConfiguration("\(source)No store is named. Name one or more of \(known.joined(separator: ", ")).")
     }
     return parsed
   }
@@ -90,14 +95,15 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
   /// - Throws: ``CredentialError/invalidConfiguration(_:)`` when ``environmentVariable`` names an unknown store.
   public func chain() throws(CredentialError) -> ChainedCredentialStore {
     let setting = SystemCall.environment(Self.environmentVariable)
+    let generation = RegisteredStores.generation
     let names = parsed.withLock { parsed in
-      if let parsed, parsed.setting == setting { return parsed.names }
+      if let parsed, parsed.setting == setting, parsed.generation == generation { return parsed.names }
       let names = Result { () throws(CredentialError) in
         let source = setting.map { "\(Self.environmentVariable)=\"\($0)\": " } ?? ""
         let list = setting.map { $0.split(separator: ",").map { $0.trimming(\.isSpaceOrTab) } }
         return try Self.parse(list ?? Self.defaultChain, source: source)
       }
-      parsed = (setting, names)
+      parsed = (setting, generation, names)
       return names
     }
     return Self.chain(of: try names.get())

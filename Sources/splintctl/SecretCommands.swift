@@ -34,8 +34,8 @@ struct SecretCommand: ParsableCommand {
     @Option(
       name: .customLong("store"),
       help: ArgumentHelp(
-        "Use this store only: \(DefaultCredentialStore.storeNames.joined(separator: ", ")).", valueName: "name"),
-      completion: .list(DefaultCredentialStore.storeNames))
+        "Use this store only: \(FleetStores.storeNames.joined(separator: ", ")).", valueName: "name"),
+      completion: .list(FleetStores.storeNames))
     var name: String?
 
     /// The store named, or the default chain.
@@ -218,7 +218,13 @@ struct SecretCommand: ParsableCommand {
         throw failure(error)
       }
       let stores = chain.stores.map { ($0, $0.availability()) }
-      Output.line(Self.headline(answering: stores.first { $0.1.isAvailable }?.0))
+      // The first store that answers, unless a store before it stops every read (a vault that cannot answer).
+      let decisive = stores.first { _, availability in
+        guard case .unavailable(let error) = availability else { return true }
+        return error.isServerFailure
+      }
+      let answering = decisive.flatMap { $0.1.isAvailable ? $0.0 : nil }
+      Output.line(Self.headline(answering: answering))
       Output.line("Stores, in the order they are asked:")
       // Each store's problem is told once, on its line, with what to do on the lines below it.
       for (store, availability) in stores {
@@ -227,13 +233,13 @@ struct SecretCommand: ParsableCommand {
           // A directory of delivered secrets that others may change: said, as ssh's StrictModes would refuse it.
           let warning = (store as? DeliveredCredentialStore)?.directoryWarning.map { ". Warning: \($0)." } ?? ""
           let files = (store as? DeliveredCredentialStore).map(files) ?? ""
-          Output.line("- \(store.name): available\(warning)\(files)")
+          Output.line("- \(FleetStores.describe(store)): available\(warning)\(files)")
         case .unavailable(let error):
-          Output.line("- \(store.name): unavailable. \(error.summary)")
+          Output.line("- \(FleetStores.describe(store)): unavailable. \(error.summary)")
           for line in error.remedy.map(Output.sentences) ?? [] { Output.line("  \(line)") }
         }
       }
-      if !stores.contains(where: { $0.1.isAvailable }) { throw ExitStatus.unavailable }
+      if answering == nil { throw ExitStatus.unavailable }
     }
 
     /// What the delivered store holds: for the secret named, whether its file is there (or which file it looks for,
@@ -281,7 +287,7 @@ struct SecretCommand: ParsableCommand {
             "no store has a secret for account \(identity.account) of service \(identity.service).",
             ExitStatus.absent)
         }
-        Output.line(store.name)
+        Output.line(FleetStores.describe(store))
       } catch let error as CredentialError {
         throw failure(error)
       }

@@ -27,7 +27,10 @@ struct Splintctl: ParsableCommand {
         SPLINT_CREDENTIAL_STORES
             The stores secrets are read from, in order, named as --store names
             them and separated by commas; without a Secret Service, on a
-            server: delivered,kernel-keyring.
+            server: delivered,kernel-keyring; on a fleet (a splintctl built
+            with SplintFleet): vault, with BAO_ADDR or VAULT_ADDR, and a
+            token (BAO_TOKEN, VAULT_TOKEN, ~/.vault-token) or AppRole
+            (systemd credentials vault-role-id and vault-secret-id).
         CREDENTIALS_DIRECTORY
             Where systemd puts a service's credentials (LoadCredential=):
             secrets are looked for there first.
@@ -53,8 +56,10 @@ struct Splintctl: ParsableCommand {
         0   success
         1   absent: no such secret or setting
         64  usage error: a bad argument, text that is not UTF-8, an empty secret, an invalid suite name
-        69  the Secret Service is unavailable or locked (or timed out)
-        70  any other failure, such as a settings file that cannot be written
+        69  the Secret Service is unavailable or locked (or timed out); a vault
+            is sealed, unreachable, or has no valid login
+        70  any other failure, such as a settings file that cannot be written,
+            or a vault's policy that refuses
       """,
     version: version,
     subcommands: [
@@ -70,6 +75,8 @@ struct Splintctl: ParsableCommand {
   /// read`, `--help`, ...) run on the main thread, and Swift concurrency, with its threads, starts only for the two
   /// that wait for something (`watch`, `sandbox`).
   static func main() {
+    // Before the fast path too: its `secret read` may name the vault in SPLINT_CREDENTIAL_STORES.
+    FleetStores.register()
     let arguments: [String]
     let command: any ParsableCommand
     do {
@@ -137,11 +144,12 @@ extension CredentialError {
   var status: ExitCode {
     switch situation {
     case .noSessionBus, .serviceUnavailable, .noDefaultCollection, .locked, .promptDismissed, .timedOut,
-      .storeUnavailable, .noStoreAnswered, .portalRefused, .notDelivered:
+      .storeUnavailable, .noStoreAnswered, .portalRefused, .notDelivered, .sealed, .unreachable, .notLoggedIn,
+      .secretIDSpent, .serverError:
       ExitStatus.unavailable
     case .invalidArgument, .invalidConfiguration:
       ExitStatus.usage
-    case .cancelled, .notText, .backend, .readOnly, .unreadableSecret:
+    case .cancelled, .notText, .backend, .readOnly, .unreadableSecret, .forbidden, .conflict:
       ExitStatus.failure
     }
   }

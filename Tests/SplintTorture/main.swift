@@ -6,7 +6,7 @@
 //
 // The other modes are the child processes of the scenarios: increment, own-keys, kill-loop, burst-watch,
 // garbage-open, disk-child, write-for, converge-watch, try-writes, read-loop, daemon-week, c-lookups,
-// hold-secret, portal-cycle.
+// hold-secret, portal-cycle, vault-reads (with the SplintFleet trait).
 
 import Foundation
 import SplintSettings
@@ -86,6 +86,10 @@ func run(_ arguments: [String]) async throws {
     #if SplintFleet
       try await fleetMemory(changes: Int(arguments[1]) ?? 0)
     #endif
+  case ("vault-reads", 2):
+    #if SplintFleet
+      vaultReads(Int(arguments[1]) ?? 0)
+    #endif
   case ("hold-secret", 4):
     holdSecret(service: arguments[1], account: arguments[2], count: Int(arguments[3]) ?? 0)
   case ("run", _):
@@ -115,6 +119,7 @@ func run(_ arguments: [String]) async throws {
       scenarios += [
         ("fleet", { await fleetUnderFaults(quick: quick) }),
         ("fleet-memory", { await fleetMemoryScenario(quick: quick) }),
+        ("vault-reads", { await vaultReadsScenario(quick: quick) }),
       ]
     #endif
     if let only, !scenarios.contains(where: { $0.name == only }) {

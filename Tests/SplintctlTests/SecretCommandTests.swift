@@ -125,10 +125,10 @@ struct SecretStoreCommandTests {
         && headless.stdout.components(separatedBy: "The SecretsForDaemons guide").count == 2,
       "each phrase once: \(headless.stdout)")
     var misconfigured = ProcessInfo.processInfo.environment
-    misconfigured["SPLINT_CREDENTIAL_STORES"] = "delivered,vault"
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "delivered,keychain"
     let unknown = try await splintctl("secret", "status", environment: misconfigured)
     #expect(unknown.status == 64)
-    #expect(unknown.errorText.contains("\"vault\" is not a credential store. Use one of delivered,"))
+    #expect(unknown.errorText.contains("\"keychain\" is not a credential store. Use one of delivered,"))
     misconfigured["SPLINT_CREDENTIAL_STORES"] = "systemd-credentials"
     let unavailable = try await splintctl("secret", "status", environment: misconfigured)
     #expect(unavailable.status == 69)
@@ -205,7 +205,7 @@ struct SecretStoreCommandTests {
     #expect(nobody.status == 1 && nobody.stdout.isEmpty)
     #expect(nobody.stderr.contains("no store has a secret for account carol"))
     var misconfigured = ProcessInfo.processInfo.environment
-    misconfigured["SPLINT_CREDENTIAL_STORES"] = "vault"
+    misconfigured["SPLINT_CREDENTIAL_STORES"] = "keychain"
     #expect(try await splintctl("secret", "which", service, "bob", environment: misconfigured).status == 64)
     #expect(try await splintctl("secret", "read", service, "alice", environment: systemd).stdout == "delivered token")
     try await splintctl("secret", "delete", service, "bob")
@@ -229,9 +229,9 @@ struct SecretStoreCommandTests {
     let keyring = try await splintctl(
       "secret", "read", "--store", "secret-service", service, "alice", environment: systemd)
     #expect(keyring.status == 1, "the keyring has no alice: --store asks no other store")
-    let unknown = try await splintctl("secret", "read", "--store", "vault", service, "alice")
+    let unknown = try await splintctl("secret", "read", "--store", "keychain", service, "alice")
     #expect(unknown.status == 64)
-    #expect(unknown.stderr.contains("\"vault\" is not a credential store"))
+    #expect(unknown.stderr.contains("\"keychain\" is not a credential store"))
   }
 
   @Test("a store or delete through the chain that a delivered secret shadows fails, naming it; --store writes anyway")

@@ -232,7 +232,12 @@ struct HelpTests {
       part.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }
     }
     #expect(parts.count == 3, "\(output)")
-    #expect(parts.first == DefaultCredentialStore.storeNames)
+    #if SplintFleet
+      let fleet = ["vault"]  // splintctl built with SplintFleet has OpenBao's and Vault's store
+    #else
+      let fleet: [String] = []
+    #endif
+    #expect(parts.first == DefaultCredentialStore.storeNames + fleet)
     #expect(parts.dropFirst().allSatisfy { $0 == ["a.json", "sub/"] }, "\(parts)")
   }
 }

@@ -97,9 +97,12 @@
     /// a task, so it never needs a free thread of Swift's cooperative pool to finish.
     ///
     /// - Parameters:
+    ///   - body: The request's body: any bytes, such as a `Data` that wipes itself when freed, for a secret (the
+    ///     client copies it into buffers of its own, which are not wiped).
     ///   - maximumBodySize: The longest response body read; a longer one fails as `invalidResponse`.
     func sendBlocking(
-      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration,
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:],
+      body: (any RandomAccessCollection<UInt8> & Sendable)? = nil, timeout: Duration,
       maximumBodySize: Int = 8 << 20
     ) throws(FleetTransportError) -> FleetHTTPResponse {
       let task = try start(method, url, headers: headers, body: body, timeout: timeout, limit: maximumBodySize)
@@ -113,7 +116,8 @@
     /// ``sendBlocking(_:_:headers:body:timeout:maximumBodySize:)`` for async callers: cancelling the task ends the request
     /// (`cancelled`).
     func send(
-      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration,
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:],
+      body: (any RandomAccessCollection<UInt8> & Sendable)? = nil, timeout: Duration,
       maximumBodySize: Int = 8 << 20
     ) async throws(FleetTransportError) -> FleetHTTPResponse {
       let task = try start(method, url, headers: headers, body: body, timeout: timeout, limit: maximumBodySize)
@@ -130,7 +134,8 @@
 
     /// Starts a request whose response is read whole, at most `limit` bytes of body.
     private func start(
-      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: [UInt8]?, timeout: Duration, limit: Int
+      _ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: (any RandomAccessCollection<UInt8> & Sendable)?,
+      timeout: Duration, limit: Int
     ) throws(FleetTransportError) -> HTTPClient.Task<HTTPClient.Response> {
       let request: HTTPClient.Request
       do {

@@ -7,9 +7,9 @@ import CLibSecretLoader
 import Glibc
 
 #if canImport(FoundationEssentials)
-  import FoundationEssentials
+  package import FoundationEssentials
 #else
-  import Foundation
+  package import Foundation
 #endif
 
 /// One reference to a GObject (a `GCancellable`, a `GDBusConnection`, a `GAsyncResult`), which Swift sees as an
@@ -255,14 +255,14 @@ private final class SignalHandler {
 extension Data {
   /// The UTF-8 bytes of `text`, in a `Data` whose storage is zeroed before it is freed (see ``wiping(_:)``): the
   /// copy `Credential.save(_:)` makes of the caller's text.
-  static func wiping(utf8 text: String) -> Data {
+  package static func wiping(utf8 text: String) -> Data {
     var text = text
     return text.withUTF8 { wiping(UnsafeRawBufferPointer($0)) }
   }
 
   /// A copy of `bytes` whose storage is zeroed before it is freed, so that a secret does not outlive the last
   /// `Data` that holds it in freed heap memory (and so in a core dump). A copy the caller makes is the caller's.
-  static func wiping(_ bytes: UnsafeRawBufferPointer) -> Data {
+  package static func wiping(_ bytes: UnsafeRawBufferPointer) -> Data {
     guard let source = bytes.baseAddress, bytes.count > 0 else { return Data() }
     let storage = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
     storage.copyMemory(from: source, byteCount: bytes.count)
