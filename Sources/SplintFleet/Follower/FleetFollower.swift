@@ -25,7 +25,7 @@
   /// so that no change is missed or applied twice, and each transaction reaches a copy whole, in one atomic write.
   /// It checks every few seconds that the member it watches can still serve (a member that lost its quorum, or
   /// stopped, keeps a watch open and silent), moves to another member when one fails, and records in the copies
-  /// when the whole cluster is lost, and since when (``SettingsStore/errors()`` tells every reader). Reconnecting
+  /// when the whole cluster is lost, and since when (`SettingsStore.errors()` tells every reader). Reconnecting
   /// waits at most five seconds, with jitter. After a compaction past the revision it holds, or with a cluster that
   /// was restored or rebuilt (another cluster ID), it reads everything again, and keys deleted meanwhile disappear.
   ///
