@@ -215,4 +215,26 @@ import Testing
       #expect(Int(status.st_mode & 0o777) == (mode == 0o644 ? 0o755 : 0o700))
     }
   }
+
+  @Test("the fleet's errors say what happened and what to do, and name the copy and the key")
+  func errorWords() {
+    let copy = URL(fileURLWithPath: "/var/lib/splint-fleet/app.json")
+    let since = Date(timeIntervalSince1970: 1_800_000_000)
+    let errors: [(SettingsError, SettingsError.Code, [String])] = [
+      (.enforcedByFleet(key: "interval", copy: copy), .enforcedByFleet, ["interval", "splintctl fleet set"]),
+      (.fleetUnreachable(copy, since: since, reason: "no member answered"), .fleetUnreachable,
+        ["2027-01-15 08:00:00 UTC", "no member answered", "fleet status"]),
+      (.noFleetFollower(copy, since: since), .noFleetFollower, ["since 2027-01-15 08:00:00 UTC", "systemctl start"]),
+      (.noFleetFollower(copy, since: nil), .noFleetFollower, ["up to date.", "splintctl fleet follow"]),
+      (.untrustedFleetCopy(copy, reason: "it belongs to nobody"), .untrustedFleetCopy, ["nobody", "Enforced keys"]),
+    ]
+    for (error, code, words) in errors {
+      #expect(error.code == code)
+      #expect(error.url == copy)
+      #expect(error.remedy != nil)
+      for word in words { #expect(error.description.contains(word), "\(error.description)") }
+    }
+    #expect(SettingsError.enforcedByFleet(key: "interval", copy: copy).key == "interval")
+    #expect(SettingsError.fleetUnreachable(copy, since: since, reason: "r").key == nil)
+  }
 }

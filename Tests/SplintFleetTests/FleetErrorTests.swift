@@ -1,0 +1,157 @@
+#if SplintFleet
+  import Foundation
+  import SplintSettings
+  import Testing
+
+  @testable import SplintFleet
+
+  /// What a follower and the fleet's commands say when the cluster is down, slow, lying or refusing: a typed error
+  /// that says what happened and what to do, and never a password.
+  @Suite struct FleetErrorTests {
+    @Test("each situation says what happened, and what to do where there is something to do")
+    func words() {
+      let cases: [(FleetError, FleetError.Code, transient: Bool, says: [String])] = [
+        (.init(.invalidConfiguration("no endpoint.")), .invalidConfiguration, false, ["configured wrongly"]),
+        (.init(.unreachable(["a: refused", "b: refused"])), .unreachable, true, ["a: refused; b: refused", "goes on"]),
+        (.init(.timedOut(server: "http://h:1", after: .seconds(3))), .timedOut, true, ["within 3", "--timeout"]),
+        (.init(.noLeader(server: "http://h:1")), .noLeader, true, ["quorum", "endpoint status"]),
+        (.init(.tls(server: "https://h:1", reason: "untrusted")), .tls, false, ["untrusted", "--ca-file"]),
+        (.init(.invalidResponse(server: "http://h:1", reason: "x")), .invalidResponse, true, ["gateway", "v3"]),
+        (.init(.insecureEndpoint("http://10.0.0.1:2379")), .insecureEndpoint, false, ["plain HTTP", "https"]),
+        (.init(.noPassword(user: "r", reason: "none.")), .noPassword, false, ["etcd__r", "secret store etcd r"]),
+        (.init(.authenticationFailed(user: "r", server: "http://h:1")), .authenticationFailed, false, ["user r"]),
+        (.init(.permissionDenied(server: "http://h:1", what: "read")), .permissionDenied, false, ["grant-permission"]),
+        (.init(.rejected(server: "http://h:1", message: "nope")), .rejected, false, ["nope"]),
+        (.init(.notJSON(key: "k", reason: "line 1")), .notJSON, false, ["not JSON", "in quotes"]),
+        (.init(.reservedKey("$k")), .reservedKey, false, ["reserves", "$enforced"]),
+        (.init(.valueTooLarge(key: "k", size: 9, limit: 5)), .valueTooLarge, false, ["9 bytes", "maximumValueSize"]),
+        (.init(.copyTooLarge(suite: "s", size: 9, limit: 5)), .copyTooLarge, false, ["9 bytes", "maximumCopySize"]),
+        (.init(.copyFailed(.writeFailed(URL(fileURLWithPath: "/c.json"), reason: "disk full"))), .copyFailed, false,
+          ["/c.json", "disk full"]),
+        (.init(.conflict(key: "$enforced")), .conflict, true, ["nothing was changed", "Try again"]),
+        (.init(.cancelled), .cancelled, false, ["cancelled"]),
+      ]
+      for (error, code, transient, says) in cases {
+        #expect(error.code == code)
+        #expect(error.code.description == "\(code)")
+        #expect(error.isTransient == transient, "\(code)")
+        #expect(!error.summary.isEmpty && !error.summary.contains("\n"))
+        #expect(error.description.hasPrefix(error.summary))
+        for words in says { #expect(error.description.contains(words), "\(code): \(error.description)") }
+      }
+      #expect(FleetError(.notJSON(key: "k", reason: "line 1")).skipReason == "not JSON (line 1)")
+      #expect(FleetError(.reservedKey("$k")).skipReason.contains("reserved"))
+      #expect(FleetError(.valueTooLarge(key: "k", size: 9, limit: 5)).skipReason == "9 bytes, more than the 5 a value may hold")
+      #expect(FleetError(.copyTooLarge(suite: "s", size: 9, limit: 5)).skipReason.contains("more than its 5"))
+      #expect(FleetError(.cancelled).skipReason == FleetError(.cancelled).description)
+    }
+
+    @Test("what etcd answers becomes the error it stands for")
+    func etcdFailures() {
+      let server = "http://h:1"
+      func code(_ message: String, _ grpc: Int, user: String? = "r") -> FleetError.Code {
+        FleetError(failure: EtcdFailure(message: message, code: grpc), server: server, user: user).code
+      }
+      #expect(code("etcdserver: permission denied", EtcdFailure.permissionDenied) == .permissionDenied)
+      #expect(code("etcdserver: invalid auth token", EtcdFailure.unauthenticated) == .authenticationFailed)
+      #expect(code("etcdserver: no leader", EtcdFailure.unavailable) == .noLeader)
+      #expect(code("etcdserver: too many requests", EtcdFailure.unavailable) == .unreachable)
+      #expect(code("etcdserver: authentication failed, invalid user ID or password", 3) == .authenticationFailed)
+      #expect(code("etcdserver: user name is empty", 3, user: nil) == .permissionDenied)
+      #expect(code("etcdserver: leader changed", 2) == .noLeader)
+      #expect(code("etcdserver: request timed out", 2) == .noLeader)
+      #expect(code("etcdserver: mvcc: required revision is a future revision", 11) == .rejected)
+      let anonymous = FleetError(failure: EtcdFailure(message: "x", code: 16), server: server, user: nil)
+      #expect(anonymous.description.contains("(none)"))
+      // Decoded from what the gateway sends, including its older field names.
+      let decoded = try? JSONDecoder().decode(EtcdFailure.self, from: Data(#"{"error":"boom","grpc_code":14}"#.utf8))
+      #expect(decoded?.message == "boom" && decoded?.code == 14)
+      let bare = try? JSONDecoder().decode(EtcdFailure.self, from: Data("{}".utf8))
+      #expect(bare?.message == "no message" && bare?.code == 2)
+    }
+
+    @Test("a request with no HTTP answer becomes an error that names the server, and says whether to move on")
+    func transport() {
+      let kinds: [(FleetTransportError.Kind, FleetError.Code, movesOn: Bool)] = [
+        (.timedOut, .timedOut, true), (.tls, .tls, false), (.invalidResponse, .invalidResponse, true),
+        (.cancelled, .cancelled, false), (.unreachable, .unreachable, true),
+      ]
+      for (kind, code, movesOn) in kinds {
+        let error = FleetError(
+          transport: FleetTransportError(kind, server: "http://h:1", reason: "why"), timeout: .seconds(2))
+        #expect(error.code == code)
+        #expect(error.movesOn == movesOn)
+        #expect(!error.shortReason.isEmpty)
+      }
+      #expect(FleetError(.unreachable(["http://h:1: the watch ended"])).shortReason == "the watch ended")
+      #expect(FleetError(.noLeader(server: "x")).shortReason == "no leader")
+      #expect(FleetError(.rejected(server: "x", message: "m")).shortReason.contains("m"))
+      #expect(FleetTransportError(.tls, server: "https://h:1", reason: "r").description == "https://h:1: r")
+    }
+
+    @Test("each line of a watch is read for what it says, and a line that is not etcd's is refused")
+    func watchLines() throws {
+      let gateway = try EtcdGateway(cluster: EtcdCluster(endpoints: ["http://127.0.0.1:1"]))
+      func change(_ json: String) throws(FleetError) -> FleetChange? {
+        try EtcdEngine.change(in: Array(json.utf8), server: "http://127.0.0.1:1", user: nil, gateway: gateway)
+      }
+      let header = #""header":{"cluster_id":"15118495548433857066","revision":"9"}"#
+      #expect(try change("") == nil)
+      #expect(throws: FleetError.self) { try change("not json") }
+      #expect(throws: FleetError.self) { try change(#"{"result":{}}"#) }
+      do {
+        _ = try change(#"{"error":{"message":"etcdserver: no leader","code":14}}"#)
+        Issue.record("an error line was taken")
+      } catch {
+        #expect(error.code == .noLeader)
+      }
+      guard case .started(let at)? = try change(#"{"result":{\#(header),"created":true}}"#) else {
+        Issue.record("a created watch is no start")
+        return
+      }
+      #expect(at.cluster == "15118495548433857066" && at.revision == 9)
+      guard case .compacted(4)? = try change(#"{"result":{\#(header),"canceled":true,"compact_revision":"4"}}"#) else {
+        Issue.record("a compaction is not told")
+        return
+      }
+      guard case .progress? = try change(#"{"result":{\#(header)}}"#) else {
+        Issue.record("a progress notification is not told")
+        return
+      }
+      let events = #""events":[{"kv":{"key":"YQ==","value":"MQ==","mod_revision":"9"}},{"type":"DELETE","kv":{"key":"Yg=="}}]"#
+      guard case .changed(_, let seen)? = try change(#"{"result":{\#(header),\#(events)}}"#) else {
+        Issue.record("events are not told")
+        return
+      }
+      #expect(seen.map(\.key) == [[0x61], [0x62]])
+      #expect(seen[0].value == [0x31] && seen[0].revision == 9)
+      #expect(seen[1].value == nil && seen[1].revision == 9, "a deletion without its revision is at the header's")
+      for (reason, code) in [
+        ("rpc error: code = PermissionDenied desc = etcdserver: permission denied", FleetError.Code.permissionDenied),
+        ("rpc error: code = Unauthenticated desc = etcdserver: invalid auth token", .unreachable),
+        ("etcdserver: no leader", .noLeader),
+        ("something else", .unreachable),
+      ] {
+        do {
+          _ = try change(#"{"result":{\#(header),"canceled":true,"cancel_reason":"\#(reason)"}}"#)
+          Issue.record("a cancelled watch was taken")
+        } catch {
+          #expect(error.code == code, "\(reason)")
+        }
+      }
+      #expect(throws: FleetError.self) { try change(#"{"result":{"header":{},"created":true}}"#) == nil }
+    }
+
+    @Test("the key past a prefix, and the password's body, are built byte by byte")
+    func bytes() {
+      #expect(EtcdGateway.rangeEnd(ofPrefix: Array("/splint/".utf8)) == Array("/splint0".utf8))
+      #expect(EtcdGateway.rangeEnd(ofPrefix: [0x61, 0xFF]) == [0x62])
+      #expect(EtcdGateway.rangeEnd(ofPrefix: [0xFF, 0xFF]) == [0])
+      let body = EtcdGateway.authenticationBody(user: "r", password: Data("a\"b\\c\n".utf8))
+      #expect(body.map { String(decoding: $0, as: UTF8.self) } == #"{"name":"r","password":"a\"b\\c\u000a"}"#)
+      #expect(EtcdGateway.authenticationBody(user: "r", password: Data([0xFF])) == nil)
+      #expect(EtcdGateway.isLoopback("127.0.0.1") && EtcdGateway.isLoopback("[::1]") && EtcdGateway.isLoopback("localhost"))
+      #expect(!EtcdGateway.isLoopback("10.0.0.1"))
+    }
+  }
+#endif
