@@ -46,7 +46,9 @@
     func lookup(_ key: AbsoluteConfigKey, _ type: ConfigType) -> Result<LookupResult, ConfigLookupError> {
       let encodedKey = Self.encode(key)
       let path = encodedKey.split(separator: ".", omittingEmptySubsequences: false)[...]
-      guard let found = Self.find(path, member: { values[$0] ?? layers.value(forKey: $0) }) else {
+      // A key the fleet enforces is the fleet's, whatever the user's file holds; then the user's, then the layers'.
+      let member = { (key: JSONKey) in layers.enforcedValue(forKey: key) ?? values[key] ?? layers.value(forKey: key) }
+      guard let found = Self.find(path, member: member) else {
         return .success(LookupResult(encodedKey: encodedKey, value: nil))
       }
       return Result { () throws(ConfigLookupError) in
@@ -135,6 +137,11 @@
       if let known = read.withLock({ $0[key] }) { return known }
       let value = store.value(forKey: key.text)
       return read.withLock { $0[key, default: value] }
+    }
+
+    /// The value a fleet copy enforces for `key` now, if one does (see `SettingsStore.origin(ofKey:)`).
+    func enforcedValue(forKey key: JSONKey) -> JSONValue? {
+      store.enforcedValue(forKey: key.text)?.value
     }
   }
 

@@ -215,7 +215,7 @@ public final class SettingsStore: Sendable {
   }
 
   /// The value a fleet copy enforces for `key`, and the copy, or nil when no copy enforces it.
-  func enforcedValue(forKey key: String) -> (value: JSONValue, copy: URL)? {
+  package func enforcedValue(forKey key: String) -> (value: JSONValue, copy: URL)? {
     guard !fleetLayers.isEmpty, !key.hasPrefix("$") else { return nil }
     for layer in fleetLayers {
       layer.file.refreshUnlessWatched()

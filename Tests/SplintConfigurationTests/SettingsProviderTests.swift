@@ -151,6 +151,38 @@
       #expect(config.int(forKey: "$version") == nil)
     }
 
+    @Test("over a store with a fleet copy: the fleet's values below the user's, enforced keys above, changes heard")
+    func fleetLayer() async throws {
+      let copy = scratch.url("fleet", "app.json")
+      let writer = FleetCopyWriter(url: copy)
+      #expect(try writer.takeOver())
+      func follow(_ values: [(String, JSONValue)], enforced: [String] = []) throws {
+        try writer.write(
+          values: values.map { ($0.0, $0.1, nil) }, enforced: enforced,
+          metadata: .init(
+            engine: "etcd", cluster: "1", revision: 1, endpoints: [], prefix: "/splint/app/", state: .following,
+            since: Date()))
+      }
+      try follow([("interval", 60), ("mode", "fast"), ("server.port", 9000)])
+      try Data(#"{"mode": "mine"}"#.utf8).write(to: scratch.url("settings.json"))
+      let store = SettingsStore(fileURL: scratch.url("settings.json"), fleetCopies: [copy])
+      let config = ConfigReader(provider: SettingsProvider(store: store))
+      #expect(config.int(forKey: "interval") == 60)
+      #expect(config.string(forKey: "mode") == "mine")
+      #expect(config.int(forKey: "server.port") == 9000)
+      let seen = try await watched(until: { $0 == "fast" }) { handle in
+        try await config.watchString(forKey: "mode", default: "") { updates in
+          for await mode in updates {
+            // The fleet enforces mode: its value, over the user's.
+            if mode == "mine" { try follow([("interval", 60), ("mode", "fast")], enforced: ["mode"]) }
+            if handle(mode) { return }
+          }
+        }
+      }
+      #expect(seen.first == "mine" && seen.last == "fast")
+      #expect(config.int(forKey: "server.port") == nil, "removed from the fleet")
+    }
+
     @Test func aHandEditReachesAConfigReaderWatch() async throws {
       let store = try scratch.store(#"{"server": {"port": 8080}}"#)
       let config = ConfigReader(provider: SettingsProvider(store: store))
