@@ -156,7 +156,7 @@
       let copy = scratch.url("fleet", "app.json")
       let writer = FleetCopyWriter(url: copy)
       #expect(try writer.takeOver())
-      func follow(_ values: [(String, JSONValue)], enforced: [String] = []) throws {
+      @Sendable func follow(_ values: [(String, JSONValue)], enforced: [String] = []) throws {
         try writer.write(
           values: values.map { ($0.0, $0.1, nil) }, enforced: enforced,
           metadata: .init(

@@ -12,7 +12,9 @@
     func words() {
       let cases: [(FleetError, FleetError.Code, transient: Bool, says: [String])] = [
         (.init(.invalidConfiguration("no endpoint.")), .invalidConfiguration, false, ["configured wrongly"]),
-        (.init(.unreachable(["a: refused", "b: refused"])), .unreachable, true, ["a: refused; b: refused", "goes on"]),
+        (
+          .init(.unreachable(["a: refused", "b: refused"])), .unreachable, true, ["a: refused; b: refused", "goes on"]
+        ),
         (.init(.timedOut(server: "http://h:1", after: .seconds(3))), .timedOut, true, ["within 3", "--timeout"]),
         (.init(.noLeader(server: "http://h:1")), .noLeader, true, ["quorum", "endpoint status"]),
         (.init(.tls(server: "https://h:1", reason: "untrusted")), .tls, false, ["untrusted", "--ca-file"]),
@@ -26,8 +28,10 @@
         (.init(.reservedKey("$k")), .reservedKey, false, ["reserves", "$enforced"]),
         (.init(.valueTooLarge(key: "k", size: 9, limit: 5)), .valueTooLarge, false, ["9 bytes", "maximumValueSize"]),
         (.init(.copyTooLarge(suite: "s", size: 9, limit: 5)), .copyTooLarge, false, ["9 bytes", "maximumCopySize"]),
-        (.init(.copyFailed(.writeFailed(URL(fileURLWithPath: "/c.json"), reason: "disk full"))), .copyFailed, false,
-          ["/c.json", "disk full"]),
+        (
+          .init(.copyFailed(.writeFailed(URL(fileURLWithPath: "/c.json"), reason: "disk full"))), .copyFailed, false,
+          ["/c.json", "disk full"]
+        ),
         (.init(.conflict(key: "$enforced")), .conflict, true, ["nothing was changed", "Try again"]),
         (.init(.cancelled), .cancelled, false, ["cancelled"]),
       ]
@@ -41,7 +45,9 @@
       }
       #expect(FleetError(.notJSON(key: "k", reason: "line 1")).skipReason == "not JSON (line 1)")
       #expect(FleetError(.reservedKey("$k")).skipReason.contains("reserved"))
-      #expect(FleetError(.valueTooLarge(key: "k", size: 9, limit: 5)).skipReason == "9 bytes, more than the 5 a value may hold")
+      #expect(
+        FleetError(.valueTooLarge(key: "k", size: 9, limit: 5)).skipReason
+          == "9 bytes, more than the 5 a value may hold")
       #expect(FleetError(.copyTooLarge(suite: "s", size: 9, limit: 5)).skipReason.contains("more than its 5"))
       #expect(FleetError(.cancelled).skipReason == FleetError(.cancelled).description)
     }
@@ -118,7 +124,8 @@
         Issue.record("a progress notification is not told")
         return
       }
-      let events = #""events":[{"kv":{"key":"YQ==","value":"MQ==","mod_revision":"9"}},{"type":"DELETE","kv":{"key":"Yg=="}}]"#
+      let events =
+        #""events":[{"kv":{"key":"YQ==","value":"MQ==","mod_revision":"9"}},{"type":"DELETE","kv":{"key":"Yg=="}}]"#
       guard case .changed(_, let seen)? = try change(#"{"result":{\#(header),\#(events)}}"#) else {
         Issue.record("events are not told")
         return
@@ -150,7 +157,8 @@
       let body = EtcdGateway.authenticationBody(user: "r", password: Data("a\"b\\c\n".utf8))
       #expect(body.map { String(decoding: $0, as: UTF8.self) } == #"{"name":"r","password":"a\"b\\c\u000a"}"#)
       #expect(EtcdGateway.authenticationBody(user: "r", password: Data([0xFF])) == nil)
-      #expect(EtcdGateway.isLoopback("127.0.0.1") && EtcdGateway.isLoopback("[::1]") && EtcdGateway.isLoopback("localhost"))
+      #expect(
+        EtcdGateway.isLoopback("127.0.0.1") && EtcdGateway.isLoopback("[::1]") && EtcdGateway.isLoopback("localhost"))
       #expect(!EtcdGateway.isLoopback("10.0.0.1"))
     }
   }

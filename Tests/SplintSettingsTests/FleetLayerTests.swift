@@ -222,8 +222,10 @@ import Testing
     let since = Date(timeIntervalSince1970: 1_800_000_000)
     let errors: [(SettingsError, SettingsError.Code, [String])] = [
       (.enforcedByFleet(key: "interval", copy: copy), .enforcedByFleet, ["interval", "splintctl fleet set"]),
-      (.fleetUnreachable(copy, since: since, reason: "no member answered"), .fleetUnreachable,
-        ["2027-01-15 08:00:00 UTC", "no member answered", "fleet status"]),
+      (
+        .fleetUnreachable(copy, since: since, reason: "no member answered"), .fleetUnreachable,
+        ["2027-01-15 08:00:00 UTC", "no member answered", "fleet status"]
+      ),
       (.noFleetFollower(copy, since: since), .noFleetFollower, ["since 2027-01-15 08:00:00 UTC", "systemctl start"]),
       (.noFleetFollower(copy, since: nil), .noFleetFollower, ["up to date.", "splintctl fleet follow"]),
       (.untrustedFleetCopy(copy, reason: "it belongs to nobody"), .untrustedFleetCopy, ["nobody", "Enforced keys"]),

@@ -16,7 +16,7 @@
       let (response, member) = try await gateway.call(
         "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd)), as: EtcdRangeResponse.self
       )
-      let at = try revision(of: response.header, from: member)
+      let at = try Self.revision(of: response.header, server: gateway.endpoints[member])
       let pairs = (response.kvs ?? []).map { pair in
         (key: pair.key.bytes, value: pair.value?.bytes ?? [], revision: pair.modRevision?.value ?? 0)
       }
@@ -31,7 +31,7 @@
       let request = EtcdRangeRequest(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), countOnly: true)
       let response = try await gateway.call(
         "/v3/kv/range", request, as: EtcdRangeResponse.self, on: member, timeout: timeout)
-      return try revision(of: response.header, from: member)
+      return try Self.revision(of: response.header, server: gateway.endpoints[member])
     }
 
     func changes(
@@ -84,7 +84,7 @@
         throw FleetError(.invalidResponse(server: server, reason: "a line of its watch holds no result"))
       }
       if let compacted = result.compactRevision, compacted.value > 0 { return .compacted(compacted.value) }
-      let at = FleetRevision(cluster: header.cluster, revision: header.revision?.value ?? 0)
+      let at = try revision(of: header, server: server)
       if result.canceled == true {
         let reason = result.cancelReason ?? "the member cancelled the watch"
         if reason.contains("invalid auth token") { gateway.forgetToken() }
@@ -114,10 +114,10 @@
       return FleetError(.unreachable(["\(server): \(reason)"]))
     }
 
-    private func revision(of header: EtcdHeader, from member: Int) throws(FleetError) -> FleetRevision {
+    /// The cluster and revision `header` names; an answer that names neither is not etcd's.
+    private static func revision(of header: EtcdHeader, server: String) throws(FleetError) -> FleetRevision {
       guard let revision = header.revision?.value, !header.cluster.isEmpty else {
-        throw FleetError(
-          .invalidResponse(server: gateway.endpoints[member], reason: "its answer names no cluster or revision"))
+        throw FleetError(.invalidResponse(server: server, reason: "its answer names no cluster or revision"))
       }
       return FleetRevision(cluster: header.cluster, revision: revision)
     }
