@@ -7,7 +7,7 @@
 
   /// `splintctl fleet ...` and the programs on a following machine, each a process of its own, as an operator and
   /// a fleet's daemons use them.
-  @Suite struct CommandTests {
+  @Suite(.startsServers) struct CommandTests {
     let scratch = Scratch()
 
     /// The environment of a process on the test's machine: its copies in `fleet`, its user's files in `home`.

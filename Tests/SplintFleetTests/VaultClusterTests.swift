@@ -7,7 +7,7 @@
   @testable import SplintFleet
 
   /// A real HA set-up: three OpenBao servers in one raft cluster on loopback.
-  @Suite struct VaultClusterTests {
+  @Suite(.startsServers) struct VaultClusterTests {
     @Test(
       "redirects only to configured members; a standby behind is asked later; the active member killed, reads and saves go on"
     )
@@ -29,7 +29,7 @@
       // A standby that does not forward answers a write with a redirect to the active member: followed only to a
       // member the store was given.
       let alone = try store([standby], timeout: .seconds(3), refusesForwarding: true)
-      let refused = failure { () throws(CredentialError) in try credential("a", alone).save("x") }
+      let refused = await failure { () throws(CredentialError) in try credential("a", alone).save("x") }
       #expect(refused?.code == .unreachable)
       #expect(
         refused?.description.contains(
@@ -57,7 +57,7 @@
       let behind = try store([standby, otherStandby], timeout: .seconds(3))
       behind.server.lastIndex = future
       let started = ContinuousClock.now
-      let late = failure { () throws(CredentialError) in try credential("a", behind).read() }
+      let late = await failure { () throws(CredentialError) in try credential("a", behind).read() }
       #expect(late?.code == .unreachable)
       #expect(late?.description.contains("429") == true, "\(String(describing: late))")
       #expect(ContinuousClock.now - started >= .seconds(2), "Retry-After was not waited for")

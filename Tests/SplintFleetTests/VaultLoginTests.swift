@@ -8,7 +8,7 @@
 
   /// The logins servers use, against a real OpenBao: AppRole with delivered secrets, JWT, token files; renewal, a new
   /// login when the token expired, revocation, and a single-use secret ID that is spent.
-  @Suite struct VaultLoginTests {
+  @Suite(.startsServers) struct VaultLoginTests {
     let scratch = Scratch()
 
     /// `text` in a file of the scratch directory, readable by its owner only, as systemd delivers credentials.
@@ -46,7 +46,7 @@
       store.logOut()
       let missing = try server.store(
         .appRole(roleIDFile: scratch.url("none").path, secretIDFile: scratch.url("x").path))
-      let error = failure { () throws(CredentialError) in try credential("a", missing).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", missing).read() }
       #expect(error?.code == .notLoggedIn)
       #expect(error?.description.contains("The AppRole role ID is not there") == true, "\(String(describing: error))")
       var elsewhere = VaultConfiguration(
@@ -54,9 +54,9 @@
         login: .appRole(roleIDFile: scratch.url("role-id").path, secretIDFile: scratch.url("secret-id").path))
       elsewhere.timeout = .seconds(2)
       let down = try VaultCredentialStore(elsewhere)
-      #expect(failure { () throws(CredentialError) in try credential("a", down).read() }?.code == .unreachable)
+      #expect(await failure { () throws(CredentialError) in try credential("a", down).read() }?.code == .unreachable)
       let wrong = try server.store(.appRole(roleIDFile: try file("wrong", "nope"), secretIDFile: try file("s", "x")))
-      let refused = failure { () throws(CredentialError) in try credential("a", wrong).read() }
+      let refused = await failure { () throws(CredentialError) in try credential("a", wrong).read() }
       #expect(refused?.code == .notLoggedIn)
       #expect(refused?.description.contains("invalid role or secret ID") == true)
       await server.stop()
@@ -71,12 +71,12 @@
       let store = try server.store(login)
       #expect(try await credential("a", store).read() == "the secret")
       store.logOut()  // as if the token had expired: the next read must log in again
-      let spent = failure { () throws(CredentialError) in try credential("a", store).read() }
+      let spent = await failure { () throws(CredentialError) in try credential("a", store).read() }
       #expect(spent == .secretIDSpent(store: store.name))
       #expect(spent?.description.contains("single-use") == true)
       // Another process (a restart) with the same secret ID cannot tell spent from wrong, and says both.
       let again = try server.store(login)
-      let restarted = failure { () throws(CredentialError) in try credential("a", again).read() }
+      let restarted = await failure { () throws(CredentialError) in try credential("a", again).read() }
       #expect(restarted?.code == .notLoggedIn)
       #expect(restarted?.description.contains("single-use and was used already") == true)
       await server.stop()
@@ -98,7 +98,7 @@
       let audited = try server.auditedPaths()
       #expect(audited.filter { $0 == "auth/token/renew-self" }.count >= 1, "\(audited)")
       #expect(audited.filter { $0 == "auth/approle/login" }.count >= 2, "\(audited)")
-      #expect(reads > 20)
+      #expect(reads >= 10, "a read every 300 ms for 14 s, through the renewals and logins")
       store.logOut()
       await server.stop()
     }
@@ -168,7 +168,7 @@
         VaultLogin.kubernetes(role: "r").description.contains("/var/run/secrets/kubernetes.io/serviceaccount/token"))
       let otherAudience = try await jwt(key: key, audience: "someone-else")
       let wrong = try server.store(.jwt(role: "pod", tokenFile: try file("wrong", otherAudience)))
-      let refused = failure { () throws(CredentialError) in try credential("a", wrong).read() }
+      let refused = await failure { () throws(CredentialError) in try credential("a", wrong).read() }
       #expect(refused?.code == .notLoggedIn)
       #expect(refused?.description.contains("JWT (auth/jwt) as role pod") == true, "\(String(describing: refused))")
       #expect(refused?.description.contains(otherAudience) == false)
@@ -205,7 +205,7 @@
       try server.admin(.POST, "auth/token/revoke", ["token": first])
       #expect(try await credential("a", store).read() == "the secret")
       try server.admin(.POST, "auth/token/revoke", ["token": second])
-      let error = failure { () throws(CredentialError) in try credential("a", store).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", store).read() }
       #expect(error?.code == .notLoggedIn)
       #expect(error?.description.contains("The token in \(path) is not valid any more") == true)
       #expect(error?.description.contains("auto-auth sink") == true)
@@ -224,10 +224,11 @@
       server.resume()
       #expect(try await reading.value == "the secret")
       try FileManager.default.removeItem(atPath: path)
-      let gone = failure { () throws(CredentialError) in try credential("a", store).read() }
+      let gone = await failure { () throws(CredentialError) in try credential("a", store).read() }
       #expect(gone?.description.contains("The token file is not there") == true, "\(String(describing: gone))")
       let unreadable = try server.store(.tokenFile(scratch.directory.path))
-      #expect(failure { () throws(CredentialError) in try credential("a", unreadable).read() }?.code == .notLoggedIn)
+      #expect(
+        await failure { () throws(CredentialError) in try credential("a", unreadable).read() }?.code == .notLoggedIn)
       await server.stop()
     }
 
@@ -240,7 +241,7 @@
       #expect(store.login.description == "token: the token file \(path) (bao login's)")
       #expect(try await credential("a", store).read() == "the secret")
       try Data("expired".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-      let error = failure { () throws(CredentialError) in try credential("a", store).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", store).read() }
       #expect(error?.description.contains("Log in again (`bao login`)") == true, "\(String(describing: error))")
       await server.stop()
     }

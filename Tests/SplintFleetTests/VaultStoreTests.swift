@@ -9,7 +9,7 @@
   @testable import SplintFleet
 
   /// The KV version 2 store against a real OpenBao dev server: what it reads, writes, lists and refuses.
-  @Suite struct VaultStoreTests {
+  @Suite(.startsServers) struct VaultStoreTests {
     @Test func conformance() async throws {
       let server = try await OpenBaoServer.dev()
       try CredentialStoreConformance(store: server.store()).run()
@@ -110,19 +110,20 @@
       #expect(try server.api(.GET, "secret/metadata/prod/ro").status == 404)
       // A secret without the field is unreadable, naming the fields it has (never their values).
       try server.admin(.POST, "secret/data/splint/svc/other", ["data": ["token": "hidden"]])
-      let error = failure { () throws(CredentialError) in try credential("other", store).read() }
+      let error = await failure { () throws(CredentialError) in try credential("other", store).read() }
       #expect(error?.code == .unreadableSecret)
       #expect(error?.description.contains("its fields are token") == true)
       #expect(error?.description.contains("hidden") == false)
       // A path that is not one (it would lead elsewhere on the server) is refused when the store is made.
       for (mount, path) in [("secret", "../config"), ("secret", "prod//db"), ("secret", ""), ("a/./b", "x")] {
-        let error = failure { () throws(CredentialError) in
+        let error = await failure { () throws(CredentialError) in
           try VaultCredentialStore(VaultConfiguration(addresses: [server.address]).with(mount, path))
         }
         #expect(error?.code == .invalidConfiguration, "\(mount) \(path)")
       }
       try server.admin(.POST, "secret/data/splint/svc/bad", ["data": ["value_base64": "not base64!"]])
-      #expect(failure { () throws(CredentialError) in try credential("bad", store).read() }?.code == .unreadableSecret)
+      #expect(
+        await failure { () throws(CredentialError) in try credential("bad", store).read() }?.code == .unreadableSecret)
       await server.stop()
     }
 
@@ -155,27 +156,27 @@
       try server.admin(.POST, "sys/mounts/kv1", ["type": "kv", "options": ["version": "1"]])
       let version1 = try server.store { $0.mount = "kv1" }
       for (what, call) in operations(version1) {
-        let error = failure(call)
+        let error = await failure(call)
         #expect(error?.code == .invalidConfiguration, "\(what)")
         #expect(error?.description.contains("KV version 1") == true, "\(what): \(String(describing: error))")
       }
       #expect(try server.api(.GET, "kv1/data/splint/svc/a").status == 404, "a save wrote into the KV version 1 mount")
       let cubbyhole = try server.store { $0.mount = "cubbyhole" }
       #expect(
-        failure { () throws(CredentialError) in try credential("a", cubbyhole).read() }?.description
+        await failure { () throws(CredentialError) in try credential("a", cubbyhole).read() }?.description
           .contains("a cubbyhole secrets engine") == true)
       let missing = try server.store { $0.mount = "nothing-here" }
       for (what, call) in operations(missing) {
-        let error = failure(call)
+        let error = await failure(call)
         #expect(error?.code == .invalidConfiguration, "\(what)")
       }
-      let read = failure { () throws(CredentialError) in try credential("a", missing).read() }
+      let read = await failure { () throws(CredentialError) in try credential("a", missing).read() }
       #expect(read?.description.contains("The mount nothing-here is not at") == true, "\(String(describing: read))")
       await server.stop()
     }
 
     /// Each operation of a store, for checks every one must pass.
-    private func operations(_ store: any CredentialStore) -> [(String, () throws(CredentialError) -> Void)] {
+    private func operations(_ store: any CredentialStore) -> [(String, @Sendable () throws(CredentialError) -> Void)] {
       [
         ("read", { () throws(CredentialError) in _ = try credential("a", store).read() }),
         ("save", { () throws(CredentialError) in try credential("a", store).save("x") }),
@@ -240,7 +241,7 @@
       store.betweenReadAndWrite.withLock {
         $0 = { _ = try? server.api(.POST, "secret/data/splint/svc/a", ["data": ["value": "theirs"]]) }
       }
-      let error = failure { () throws(CredentialError) in try credential("a", store).save("mine") }
+      let error = await failure { () throws(CredentialError) in try credential("a", store).save("mine") }
       #expect(error == .conflict(store: store.name, path: "secret/data/splint/svc/a"))
       #expect(error?.description.contains("nothing was changed") == true)
       store.betweenReadAndWrite.withLock { $0 = nil }
@@ -256,16 +257,16 @@
       let readOnly = try server.store(.token(try server.token(["read-only"])))
       #expect(try await credential("a", readOnly).read() == "x")
       #expect(
-        failure { () throws(CredentialError) in try credential("a", readOnly).save("y") }
+        await failure { () throws(CredentialError) in try credential("a", readOnly).save("y") }
           == .forbidden(store: readOnly.name, path: "secret/data/splint/svc/a", capability: "update"))
       #expect(
-        failure { () throws(CredentialError) in try credential("new", readOnly).save("y") }
+        await failure { () throws(CredentialError) in try credential("new", readOnly).save("y") }
           == .forbidden(store: readOnly.name, path: "secret/data/splint/svc/new", capability: "create"))
       #expect(
-        failure { () throws(CredentialError) in try credential("a", readOnly).delete() }
+        await failure { () throws(CredentialError) in try credential("a", readOnly).delete() }
           == .forbidden(store: readOnly.name, path: "secret/metadata/splint/svc/a", capability: "delete"))
       #expect(
-        failure { () throws(CredentialError) in try Credential.accounts(service: "svc", store: readOnly) }
+        await failure { () throws(CredentialError) in try Credential.accounts(service: "svc", store: readOnly) }
           == .forbidden(store: readOnly.name, path: "secret/metadata/splint/svc", capability: "list"))
       #expect(readOnly.availability() == .available)
       // A policy for one service's secrets, or for one secret at a location of your own, is enough to be available.
@@ -278,7 +279,7 @@
       #expect(mapped.availability() == .available)
       try server.policy("elsewhere", ["secret/data/other/*": ["read"]])
       let elsewhere = try server.store(.token(try server.token(["elsewhere"])))
-      let denied = failure { () throws(CredentialError) in try credential("a", elsewhere).read() }
+      let denied = await failure { () throws(CredentialError) in try credential("a", elsewhere).read() }
       #expect(denied == .forbidden(store: elsewhere.name, path: "secret/data/splint/svc/a", capability: "read"))
       #expect(denied?.description.contains("path \"secret/data/splint/svc/a\" { capabilities = [\"read\"] }") == true)
       #expect(
@@ -292,7 +293,7 @@
       let revoked = try server.store(.token(token))
       #expect(try await credential("a", revoked).read() == "x")
       try server.admin(.POST, "auth/token/revoke", ["token": token])
-      let error = failure { () throws(CredentialError) in try credential("a", revoked).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", revoked).read() }
       #expect(error?.code == .notLoggedIn)
       #expect(error?.description.contains("a token given in code is not valid any more") == true)
       #expect(error?.description.contains(token) == false)
@@ -307,7 +308,7 @@
       let store = try server.store()
       try await credential("a", store).save("x")
       try await server.seal()
-      let error = failure { () throws(CredentialError) in try credential("a", store).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", store).read() }
       #expect(error == .sealed(store: store.name, servers: [server.address]))
       #expect(error?.description.contains("is sealed") == true)
       #expect(store.availability() == .unavailable(.sealed(store: store.name, servers: [server.address])))
@@ -315,9 +316,12 @@
       try other.admin(.POST, "secret/data/splint/svc/a", ["data": ["value": "from the other"]])
       var both = VaultConfiguration(addresses: [server.address, other.address], login: .token(other.rootToken))
       both.timeout = .seconds(5)
+      let configured = both
       #expect(try await credential("a", try VaultCredentialStore(both)).read() == "from the other")
       try await other.seal()
-      let all = failure { () throws(CredentialError) in try credential("a", try VaultCredentialStore(both)).read() }
+      let all = await failure { () throws(CredentialError) in
+        try credential("a", try VaultCredentialStore(configured)).read()
+      }
       #expect(all?.code == .sealed)
       try await server.unseal()
       #expect(try await credential("a", store).read() == "x")
@@ -381,7 +385,7 @@
       configuration.timeout = .seconds(10)
       let store = try VaultCredentialStore(configuration)
       try await credential("small", store).save("fits")
-      let error = failure { () throws(CredentialError) in
+      let error = await failure { () throws(CredentialError) in
         try credential("large", store).save(String(repeating: "x", count: 8192))
       }
       #expect(error?.code == .serverError)
@@ -408,7 +412,7 @@
       let closed = try VaultCredentialStore(
         VaultConfiguration(addresses: ["http://127.0.0.1:\(try OpenBaoServer.freePort())"], login: .token("t")))
       let started = ContinuousClock.now
-      let refused = failure { () throws(CredentialError) in try credential("a", closed).read() }
+      let refused = await failure { () throws(CredentialError) in try credential("a", closed).read() }
       #expect(refused?.code == .unreachable)
       #expect(ContinuousClock.now - started < .seconds(5), "a refused connection is not tried again until the timeout")
       #expect(closed.availability().isAvailable == false)
@@ -417,7 +421,7 @@
       try await credential("a", store).save("x")
       server.pause()
       let paused = ContinuousClock.now
-      let error = failure { () throws(CredentialError) in try credential("a", store).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", store).read() }
       let waited = ContinuousClock.now - paused
       server.resume()
       #expect(error?.code == .unreachable)
@@ -452,15 +456,15 @@
       try await server.seal()
       #expect(try await credential("a", store).read() == "x")
       #expect(try await credential("a", silent).read() == "x")
-      #expect(failure { () throws(CredentialError) in try credential("a", plain).read() }?.code == .sealed)
-      #expect(failure { () throws(CredentialError) in try credential("gone", store).read() }?.code == .sealed)
+      #expect(await failure { () throws(CredentialError) in try credential("a", plain).read() }?.code == .sealed)
+      #expect(await failure { () throws(CredentialError) in try credential("gone", store).read() }?.code == .sealed)
       try await server.unseal()
       #expect(try await credential("a", store).read() == "x")  // kept again, now
       server.pause()
       #expect(try await credential("a", store).read() == "x")
       #expect(reports.withLock { $0 } == ["a sealed true", "a unreachable true"])
       try await Task.sleep(for: .seconds(5))
-      #expect(failure { () throws(CredentialError) in try credential("a", store).read() }?.code == .unreachable)
+      #expect(await failure { () throws(CredentialError) in try credential("a", store).read() }?.code == .unreachable)
       server.resume()
       // Not for a refusal, nor for an absent secret.
       try server.policy("none", ["secret/data/other": ["read"]])
@@ -479,7 +483,7 @@
       VaultCredentialStore.register(configuration)
       let chain = try DefaultCredentialStore.chain(named: ["vault", "secret-service"])
       #expect(chain.name.hasPrefix("vault at http://127.0.0.1:"))
-      let read = failure { () throws(CredentialError) in
+      let read = await failure { () throws(CredentialError) in
         try Credential(service: keyring.service, account: "alice", store: chain).read()
       }
       #expect(read?.code == .unreachable)

@@ -83,16 +83,21 @@
   }
 
   /// The error `body` throws, or a recorded issue when it throws none.
-  func failure<T>(
-    _ body: () throws(CredentialError) -> T, sourceLocation: SourceLocation = #_sourceLocation
-  )
-    -> CredentialError?
-  {
-    do {
-      let value = try body()
+  ///
+  /// `body` runs on a thread of its own: the store's blocking calls wait for a server that is paused, sealed or
+  /// electing a leader, and on one of Swift's cooperative threads (two on two cores) that wait would stall every other
+  /// test of the run, their timeouts and sleeps included.
+  func failure<T: Sendable>(
+    _ body: @escaping @Sendable () throws(CredentialError) -> T, sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> CredentialError? {
+    let result = await withCheckedContinuation { (done: CheckedContinuation<Result<T, CredentialError>, Never>) in
+      Thread { done.resume(returning: Result { () throws(CredentialError) in try body() }) }.start()
+    }
+    switch result {
+    case .success(let value):
       Issue.record("no error; it returned \(value)", sourceLocation: sourceLocation)
       return nil
-    } catch {
+    case .failure(let error):
       return error
     }
   }

@@ -8,7 +8,7 @@
 
   /// TLS with certificates the test makes with openssl: a CA file or directory, a client certificate where the server
   /// asks for one; plain HTTP only on loopback; nothing that turns verification off.
-  @Suite struct VaultTLSTests {
+  @Suite(.startsServers) struct VaultTLSTests {
     let scratch = Scratch()
 
     /// A CA, a server certificate for 127.0.0.1 and a client certificate, all signed by it, in the scratch directory.
@@ -57,7 +57,7 @@
     func serverCertificate() async throws {
       try await certificates()
       let (server, address) = try await server()
-      func store(_ tls: FleetTLS) throws(CredentialError) -> VaultCredentialStore {
+      @Sendable func store(_ tls: FleetTLS) throws(CredentialError) -> VaultCredentialStore {
         var configuration = VaultConfiguration(addresses: [address], login: .token(server.rootToken), tls: tls)
         configuration.timeout = .seconds(5)
         return try VaultCredentialStore(configuration)
@@ -65,10 +65,11 @@
       #expect(try await credential("a", store(FleetTLS(caFile: scratch.url("ca.pem").path))).read() == "over TLS")
       #expect(try await credential("a", store(FleetTLS(caDirectory: scratch.url("cas").path))).read() == "over TLS")
       let untrusted = try store(FleetTLS(caFile: scratch.url("client.pem").path))
-      let error = failure { () throws(CredentialError) in try credential("a", untrusted).read() }
+      let error = await failure { () throws(CredentialError) in try credential("a", untrusted).read() }
       #expect(error?.code == .unreachable)
       #expect(error?.description.contains("TLS failed") == true, "\(String(describing: error))")
-      let unusable = failure { () throws(CredentialError) in try store(FleetTLS(caFile: scratch.url("none").path)) }
+      let unusable = await failure { () throws(CredentialError) in try store(FleetTLS(caFile: scratch.url("none").path))
+      }
       #expect(unusable?.code == .invalidConfiguration)
       await server.stop()
     }
@@ -86,23 +87,26 @@
       configuration.tls.clientCertificateFile = nil
       configuration.tls.clientKeyFile = nil
       let without = try VaultCredentialStore(configuration)
-      #expect(failure { () throws(CredentialError) in try credential("a", without).read() }?.code == .unreachable)
+      #expect(await failure { () throws(CredentialError) in try credential("a", without).read() }?.code == .unreachable)
       await server.stop()
     }
 
     @Test("plain HTTP only on loopback; an address that is not one is refused; at least one address")
-    func addresses() throws {
+    func addresses() async throws {
       for address in ["http://127.0.0.1:8200", "http://localhost:8200", "http://[::1]:8200", "https://vault:8200/"] {
         #expect(throws: Never.self) { try VaultServer.Address(address) }
       }
-      let plain = failure { () throws(CredentialError) in try VaultServer.Address("http://vault.example.com:8200") }
+      let plain = await failure { () throws(CredentialError) in try VaultServer.Address("http://vault.example.com:8200")
+      }
       #expect(plain?.description.contains("in the clear") == true)
       for address in ["vault.example.com:8200", "ftp://vault:21", "https://vault:8200/v1", "https://"] {
         #expect(
-          failure { () throws(CredentialError) in try VaultServer.Address(address) }?.code == .invalidConfiguration)
+          await failure { () throws(CredentialError) in try VaultServer.Address(address) }?.code
+            == .invalidConfiguration)
       }
       #expect(
-        failure { () throws(CredentialError) in try VaultCredentialStore(VaultConfiguration(addresses: [])) }?.code
+        await failure { () throws(CredentialError) in try VaultCredentialStore(VaultConfiguration(addresses: [])) }?
+          .code
           == .invalidConfiguration)
     }
   }
