@@ -56,11 +56,6 @@ package enum FleetCopy {
     return user == 0 || user == systemUserID
   }
 
-  /// The copy of `suite` a follower of this user writes.
-  package static func followerURL(forSuite suite: String) -> URL {
-    followerDirectory().appendingPathComponent("\(suite).json")
-  }
-
   private static func configuredDirectory() -> URL? {
     guard let configured = SystemCall.environment(environmentVariable), configured.hasPrefix("/") else { return nil }
     return URL(fileURLWithPath: configured, isDirectory: true).standardizedFileURL
@@ -79,13 +74,7 @@ package enum FleetCopy {
   }
 
   /// The user ID of ``systemUser``, or nil where the system has no such user.
-  static let systemUserID: uid_t? = {
-    var entry = passwd()
-    var found: UnsafeMutablePointer<passwd>?
-    var buffer = [CChar](repeating: 0, count: 4096)
-    guard getpwnam_r(systemUser, &entry, &buffer, buffer.count, &found) == 0, found != nil else { return nil }
-    return entry.pw_uid
-  }()
+  static let systemUserID = Users.id(named: systemUser)
 
   // MARK: - What a copy says of itself
 

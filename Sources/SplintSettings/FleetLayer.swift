@@ -148,6 +148,7 @@ final class FleetLayer: Sendable {
       layer.withLock { $0.layer }?.tellProblem()
     }
 
-    func followed(byPollingEvery interval: Duration, because reason: String?) {}
+    // The copy's own file tells its readers when it is polled; its follower lock has nothing to add.
+    func followed(byPollingEvery interval: Duration, because reason: String?) {}  // coverage:ignore — nothing to do
   }
 }

@@ -148,4 +148,13 @@ enum Users {
     else { return "user \(user)" }
     return "user \(user) (\(String(cString: name)))"
   }
+
+  /// The user ID of the user called `name`, or nil where the password database has no such user.
+  static func id(named name: String) -> uid_t? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwnam_r(name, &entry, &buffer, buffer.count, &found) == 0, found != nil else { return nil }
+    return entry.pw_uid
+  }
 }

@@ -149,6 +149,33 @@
       #expect(throws: FleetError.self) { try change(#"{"result":{"header":{},"created":true}}"#) == nil }
     }
 
+    @Test("etcd's integers (text, or numbers from some versions), its base64 bytes, and answers that are not etcd's")
+    func messages() throws {
+      func integer(_ json: String) throws -> Int64 {
+        try JSONDecoder().decode([EtcdInteger].self, from: Data("[\(json)]".utf8))[0].value
+      }
+      #expect(try integer(#""42""#) == 42)
+      #expect(try integer(#""18446744073709551615""#) == -1, "an unsigned ID, kept by its bits")
+      #expect(try integer("42") == 42)
+      #expect(try integer("18446744073709551615") == -1)
+      #expect(throws: DecodingError.self) { try integer(#""forty""#) }
+      #expect(throws: DecodingError.self) { try JSONDecoder().decode([EtcdBytes].self, from: Data("[\"*?\"]".utf8)) }
+      #expect(try JSONDecoder().decode([EtcdBytes].self, from: Data(#"["YQ=="]"#.utf8))[0].bytes == [0x61])
+      do {
+        _ = try EtcdGateway.decode(
+          Array("<html>".utf8), as: EtcdRangeResponse.self, answering: "/v3/kv/range", server: "http://h:1")
+        Issue.record("an answer that is not etcd's was taken")
+      } catch {
+        #expect(error.code == .invalidResponse)
+        #expect(error.description.contains("its answer to /v3/kv/range is not etcd's"), "\(error)")
+      }
+      // An answer to authenticate without a token is not etcd's either.
+      #expect(throws: FleetError.self) {
+        try EtcdGateway.decode(
+          Array("{}".utf8), as: EtcdAuthenticateResponse.self, answering: "/v3/auth/authenticate", server: "h")
+      }
+    }
+
     @Test("the key past a prefix, and the password's body, are built byte by byte")
     func bytes() {
       #expect(EtcdGateway.rangeEnd(ofPrefix: Array("/splint/".utf8)) == Array("/splint0".utf8))

@@ -1,5 +1,7 @@
 #if SplintFleet
+  import AsyncHTTPClient
   import NIOHTTP1
+  import TestSupport
   import Testing
   @testable import SplintFleet
 
@@ -26,6 +28,53 @@
         #expect(error.kind == .unreachable)
         #expect(error.server == "http://127.0.0.1:1")
       }
+    }
+
+    @Test(
+      "an answer past the caller's limit, a line past the stream's, and a URL that is not one are refused, typed",
+      .startsServers)
+    func limits() async throws {
+      let etcd = try await LocalEtcd.start(size: 1)
+      let client = FleetHTTPClient()
+      let range = Array(#"{"key":"AA=="}"#.utf8)
+      let url = etcd.endpoints[0] + "/v3/kv/range"
+      let whole = try await client.send(.POST, url, body: range, timeout: .seconds(5))
+      #expect(whole.status == 200 && whole.body.count > 40)
+      do {
+        _ = try await client.send(.POST, url, body: range, timeout: .seconds(5), maximumBodySize: 40)
+        Issue.record("an answer larger than allowed was read")
+      } catch {
+        #expect(error.kind == .invalidResponse && error.reason == "the answer is larger than allowed")
+      }
+      // etcd's watch sends a line as soon as it is made; here, no line may be longer than 20 bytes.
+      let watch = Array(#"{"create_request":{"key":"AA=="}}"#.utf8)
+      let stream = try await client.stream(
+        .POST, etcd.endpoints[0] + "/v3/watch", body: watch, timeout: .seconds(5), maximumLineSize: 20)
+      do {
+        for try await _ in stream.lines { Issue.record("a line longer than allowed was read") }
+        Issue.record("the stream ended without an error")
+      } catch let error as FleetTransportError {
+        #expect(error.kind == .invalidResponse && error.reason.contains("longer than 20 bytes"))
+      }
+      do {
+        _ = try await client.send(.GET, "http:///v3", timeout: .seconds(2))
+        Issue.record("a URL without a host was sent")
+      } catch {
+        #expect(error.kind == .unreachable)
+      }
+      await etcd.stopAll()
+    }
+
+    @Test("what async-http-client reports becomes the kind of failure callers act on")
+    func classification() {
+      let url = "http://127.0.0.1:2379/v3/watch"
+      let closed = FleetHTTPClient.transportError(
+        HTTPClientError.remoteConnectionClosed, url: url, timeout: .seconds(1))
+      #expect(closed.kind == .unreachable && closed.reason == "the server closed the connection")
+      let other = FleetHTTPClient.transportError(HTTPClientError.emptyHost, url: url, timeout: .seconds(1))
+      #expect(other.kind == .unreachable && other.reason.hasPrefix("cannot connect"))
+      let late = FleetHTTPClient.transportError(HTTPClientError.readTimeout, url: url, timeout: .seconds(1))
+      #expect(late.kind == .timedOut && late.server == "http://127.0.0.1:2379")
     }
   }
 #endif

@@ -2,12 +2,13 @@
   import Foundation
   import SplintFleet
   import SplintSettings
+  import Synchronization
   import TestSupport
   import Testing
 
   /// A follower against a real etcd (Debian's, started on loopback ports of the test's own): what reaches the
   /// machine's copy, what is left out, and how it resumes.
-  @Suite struct FollowerTests {
+  @Suite(.startsServers) struct FollowerTests {
     @Test("a put reaches the copy; a value that is not JSON is left out and told, the other keys kept")
     func follows() async throws {
       let (etcd, cluster) = try await startCluster()
@@ -97,6 +98,66 @@
       #expect(machine.events.contains { $0.contains("compacted its history") })
     }
 
+    @Test("a quiet suite's copy keeps up with the cluster (progress notifications): after a compaction, it resumes")
+    func progress() async throws {
+      let etcd = try await LocalEtcd.start(size: 1, flags: ["--experimental-watch-progress-notify-interval=200ms"])
+      let cluster = EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3))
+      try await etcd.put("/splint/app/a", "1")
+      let machine = Machine(cluster: cluster)
+      try machine.start()
+      #expect(await machine.waitFor("a", 1))
+      // Other keys change: the cluster's revision moves on, the suite's keys do not.
+      for value in 1...5 { try await etcd.put("/splint/other/x", String(value)) }
+      let revision = try await etcd.revision()
+      try await Task.sleep(for: .seconds(1.5))  // several progress notifications
+      await machine.stop()
+      #expect(machine.store().fleetStatus.first?.revision == revision, "the copy is as of the cluster's revision")
+      // History compacted up to that revision: a copy as of an older one would have to be read whole again.
+      try await etcd.compact()
+      try machine.start()
+      try await etcd.put("/splint/app/a", "2")
+      #expect(await machine.waitFor("a", 2))
+      #expect(machine.events.filter { $0.contains("reading every key again") }.count == 1, "\(machine.events)")
+      await machine.stop()
+      await etcd.stopAll()
+    }
+
+    @Test("a copy that cannot be written is told, and written once it can be")
+    func copyFails() async throws {
+      let (etcd, cluster) = try await startCluster()
+      try await etcd.put("/splint/app/a", "1")
+      let machine = Machine(cluster: cluster, options: FleetFollower.Options(syncDelay: .seconds(2)))
+      try machine.start()
+      #expect(await machine.waitFor("a", 1))
+      let failed = { machine.events.filter { $0.hasPrefix("app: The machine's copy could not be written") }.count }
+      // A directory where the copy was: the follower's next write cannot replace it.
+      try FileManager.default.removeItem(at: machine.copy())
+      try FileManager.default.createDirectory(at: machine.copy(), withIntermediateDirectories: false)
+      try await etcd.put("/splint/app/a", "2")
+      #expect(await eventually { failed() == 1 }, "\(machine.events)")
+      try FileManager.default.removeItem(at: machine.copy())
+      #expect(await machine.waitFor("a", 2), "written again at the next sync")
+      // Written, then taken away before it was made durable: the sync fails, and says so.
+      try await etcd.put("/splint/app/a", "3")
+      #expect(await machine.waitFor("a", 3))
+      try FileManager.default.removeItem(at: machine.copy())
+      try FileManager.default.createDirectory(at: machine.copy(), withIntermediateDirectories: false)
+      #expect(await eventually { failed() == 2 }, "\(machine.events)")
+      try FileManager.default.removeItem(at: machine.copy())
+      await machine.stop()
+      // A directory of copies that cannot be made: the follower ends at once, saying so.
+      let blocked = machine.scratch.url("a-file")
+      try Data().write(to: blocked)
+      let nowhere = try FleetFollower(
+        suites: ["app"], cluster: cluster, directory: blocked.appendingPathComponent("fleet"))
+      do {
+        try await nowhere.run()
+        Issue.record("a follower ran without a copy")
+      } catch {
+        #expect(error.code == .copyFailed, "\(error)")
+      }
+    }
+
     @Test("a restored or rebuilt cluster (another cluster ID, revisions starting again) replaces the copy")
     func rebuiltCluster() async throws {
       let (etcd, cluster) = try await startCluster()
@@ -138,9 +199,19 @@
       try machine.start()
       try await etcd.put("/splint/app/a", "1")
       #expect(await machine.waitFor("a", 1))
-      let second = try FleetFollower(suites: ["app"], cluster: cluster, directory: machine.directory)
+      let told = Mutex<[String]>([])
+      let second = try FleetFollower(suites: ["app"], cluster: cluster, directory: machine.directory) { event in
+        told.withLock { $0.append(event.description) }
+      }
       let waiting = Task { try await second.run() }
-      try await Task.sleep(for: .milliseconds(500))
+      #expect(
+        await eventually { told.withLock { $0 } == ["another follower keeps the copies of app: waiting to take over"] })
+      // A third, stopped while it waits, ends quietly, and leaves the copy to the first.
+      let third = try FleetFollower(suites: ["app"], cluster: cluster, directory: machine.directory)
+      let given = Task { try await third.run() }
+      try await Task.sleep(for: .milliseconds(300))
+      given.cancel()
+      try await given.value
       let holder = try #require(machine.store().fleetStatus.first?.follower)
       #expect(holder.contains("process \(getpid())"))
       await machine.stop()
@@ -161,12 +232,32 @@
       for index in 0..<8 {
         try await etcd.put("/splint/app/k\(index)", "\"" + String(repeating: "y", count: 50) + "\"")
       }
+      // A key etcd holds as bytes that are not UTF-8 (etcdctl passes its argument's bytes as they are).
+      let notText = try await Programs.run(
+        bytes: [Array("etcdctl".utf8), Array("--endpoints=\(etcd.endpoints[0])".utf8), Array("put".utf8)]
+          + [Array("/splint/app/bad-".utf8) + [0xFF], Array("1".utf8)])
+      #expect(notText.status == 0, "\(notText)")
       try machine.start()
       #expect(await eventually { machine.store().fleetStatus.first?.keys.count == 5 })
       let skipped = try #require(machine.store().fleetStatus.first?.skippedKeys)
       #expect(skipped["$other"]?.contains("reserved") == true)
       #expect(skipped["big"]?.contains("more than the 100") == true)
       #expect(skipped.filter { $0.value.contains("more than its 300") }.count == 3, "\(skipped)")
+      #expect(skipped["bad-\u{FFFD}"]?.contains("not UTF-8") == true, "\(skipped)")
+      // What the fleet enforces must be an array of keys: anything else enforces nothing, and is told.
+      try await etcd.put("/splint/app/$enforced", #"["k0"]"#)
+      #expect(await eventually { machine.store().fleetStatus.first?.enforcedKeys == ["k0"] })
+      try await etcd.put("/splint/app/$enforced", #""k0""#)
+      #expect(await eventually { machine.store().fleetStatus.first?.enforcedKeys == [] })
+      let told = try #require(machine.store().fleetStatus.first?.skippedKeys["$enforced"])
+      #expect(told.contains("not an array of keys"), "\(told)")
+      // An operator's command does not write over it either.
+      do {
+        try await cluster.setEnforced(true, forKey: "k1", suite: "app")
+        Issue.record("a $enforced that is not an array was written over")
+      } catch {
+        #expect(error.code == .notJSON && error.description.contains("not an array of keys"), "\(error)")
+      }
     }
   }
 #endif

@@ -39,7 +39,7 @@
   }
 
   /// TLS with certificates the test makes, and etcd's users: what a follower is refused, it says, typed.
-  @Suite struct SecurityTests {
+  @Suite(.startsServers) struct SecurityTests {
     let scratch = Scratch()
 
     @Test("TLS with a CA and a client certificate: followed; another CA or no client certificate: a typed error")
@@ -96,7 +96,21 @@
     }
 
     @Test("TLS files that cannot be used are told before anything is sent")
-    func badFiles() throws {
+    func badFiles() async throws {
+      let certificates = try await Certificates.make(in: scratch)
+      let unusable = [
+        // A key where the certificate is, a certificate where the key is.
+        FleetTLS(caFile: certificates.path("ca-key.pem")),
+        FleetTLS(
+          clientCertificateFile: certificates.path("client.pem"), clientKeyFile: certificates.path("client.pem")),
+      ]
+      for tls in unusable {
+        let error = #expect(throws: FleetError.self) {
+          try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: ["https://127.0.0.1:2379"], tls: tls))
+        }
+        #expect(error?.description.contains("cannot be used") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("Give") == true, "\(String(describing: error))")
+      }
       for tls in [
         FleetTLS(caFile: scratch.url("missing.pem").path),
         FleetTLS(clientCertificateFile: "/etc/hostname"),
@@ -150,6 +164,30 @@
         #expect(error.code == .noPassword)
       }
 
+      // A password that is not text, a store that fails, a member down when the token is asked for: typed.
+      var binary = reader
+      binary.password = Credential(service: "etcd", account: "reader", store: InMemoryCredentialStore())
+      try await binary.password?.save(Data([0xFF, 0xFE]))
+      var failing = reader
+      let notADirectory = scratch.url("not-a-directory")
+      try Data().write(to: notADirectory)
+      failing.password = Credential(
+        service: "etcd", account: "reader", store: DeliveredCredentialStore(directory: notADirectory))
+      var down = reader
+      down.endpoints = ["http://127.0.0.1:\(freeLoopbackPort())"]
+      for (cluster, code, words) in [
+        (binary, FleetError.Code.noPassword, "not UTF-8"), (failing, .noPassword, "not-a-directory"),
+        (down, .unreachable, "127.0.0.1"),
+      ] {
+        do {
+          _ = try await cluster.storedValue(forKey: "interval", suite: "app")
+          Issue.record("read with \(words)")
+        } catch {
+          #expect(error.code == code, "\(error)")
+          #expect(error.description.contains(words), "\(error)")
+        }
+      }
+
       // The user may read /splint/ only: following another prefix is refused.
       var elsewhere = reader
       elsewhere.prefix = "/other/"
@@ -162,6 +200,26 @@
       try anonymous.start()
       let nobody = await anonymous.ending()
       #expect(nobody?.code == .permissionDenied && nobody?.description.contains("--user") == true)
+    }
+
+    @Test("an expired token (etcd's simple tokens expire unused) is made again, and the follower goes on")
+    func expiredToken() async throws {
+      let etcd = try await LocalEtcd.start(size: 1, flags: ["--auth-token-ttl=1"])
+      try await etcd.put("/splint/app/interval", "60")
+      try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
+      var reader = EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3))
+      reader.user = "reader"
+      reader.password = try password("readpw", for: "reader")
+      // A check of the member every 2.5 s: each finds the token it used last expired.
+      let machine = Machine(cluster: reader, options: FleetFollower.Options(checkInterval: .milliseconds(2500)))
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      try await Task.sleep(for: .seconds(6))
+      try await etcd.put("/splint/app/interval", "61", user: "root:rootpw")
+      #expect(await machine.waitFor("interval", 61))
+      #expect(!machine.events.contains { $0.hasPrefix("lost") }, "\(machine.events)")
+      await machine.stop()
+      await etcd.stopAll()
     }
 
     @Test("a password never crosses the network in plain HTTP; endpoints that are not URLs are refused")

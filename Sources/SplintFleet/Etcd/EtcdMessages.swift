@@ -16,8 +16,6 @@
   struct EtcdInteger: Decodable, Sendable, Hashable {
     let value: Int64
 
-    init(_ value: Int64) { self.value = value }
-
     init(from decoder: any Decoder) throws {
       let container = try decoder.singleValueContainer()
       if let text = try? container.decode(String.self) {
@@ -130,11 +128,16 @@
   /// `POST /v3/kv/txn`'s request, as the admin commands use it: compare one key's modification revision, then
   /// put or delete keys.
   struct EtcdTransactionRequest: Encodable, Sendable {
+    /// A comparison of `key`'s modification revision: equal to `modRevision`.
     struct Compare: Encodable, Sendable {
       let key: EtcdBytes
-      let target = "MOD"
-      let result = "EQUAL"
+      let target: String
+      let result: String
       let modRevision: String
+
+      init(key: EtcdBytes, modRevision: String) {
+        (self.key, target, result, self.modRevision) = (key, "MOD", "EQUAL", modRevision)
+      }
 
       enum CodingKeys: String, CodingKey {
         case key, target, result
@@ -169,7 +172,7 @@
 
   /// `POST /v3/auth/authenticate`'s response.
   struct EtcdAuthenticateResponse: Decodable, Sendable {
-    let token: String?
+    let token: String
   }
 
   /// `POST /v3/watch`'s request: watch a range from a revision, with progress notifications.
@@ -178,7 +181,11 @@
       let key: EtcdBytes
       let rangeEnd: EtcdBytes
       let startRevision: String
-      let progressNotify = true
+      let progressNotify: Bool
+
+      init(key: EtcdBytes, rangeEnd: EtcdBytes, startRevision: String) {
+        (self.key, self.rangeEnd, self.startRevision, progressNotify) = (key, rangeEnd, startRevision, true)
+      }
 
       enum CodingKeys: String, CodingKey {
         case key

@@ -277,12 +277,9 @@
             return
           }
         }
-      } catch let error as FleetError {
-        engine.avoid(member: member)
-        throw error
       } catch {
         engine.avoid(member: member)
-        throw FleetError(.unreachable(["\(engine.endpoints[member]): \(error)"]))
+        throw (error as? FleetError) ?? FleetError(.unreachable(["\(engine.endpoints[member]): \(error)"]))
       }
     }
 
@@ -300,7 +297,7 @@
             return FleetError(.cancelled)
           }
         }
-      }
+      }  // coverage:ignore — the end of an endless loop, left only by a return
     }
 
     /// The watch's changes, ended by the first failed check.

@@ -93,16 +93,12 @@
     }
 
     private static func certificates(in path: String, what: String) throws(Problem) -> [NIOSSLCertificate] {
-      let certificates: [NIOSSLCertificate]
+      // It throws unless the file holds at least one certificate.
       do {
-        certificates = try NIOSSLCertificate.fromPEMFile(path)
+        return try NIOSSLCertificate.fromPEMFile(path)
       } catch {
         throw Problem(description: "The \(what) \(path) cannot be used: \(reason(path, error)). Give a PEM file.")
       }
-      guard !certificates.isEmpty else {
-        throw Problem(description: "The \(what) \(path) holds no PEM certificate.")
-      }
-      return certificates
     }
 
     /// Why the file at `path` could not be loaded: unreadable, or not what was expected.
