@@ -9,8 +9,11 @@ import Testing
 @Suite struct JSONTestSuiteTests {
   let scratch = Scratch()
 
-  static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("JSONTestSuite/test_parsing")
+  /// The corpus, found from the directory the tests run in (the package's, for `swift test` and script/test-distro):
+  /// not from `#filePath`, which names the checkout where the bundle was built, and script/test-distro runs it from
+  /// the same checkout seen at another path.
+  static let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    .appendingPathComponent("Tests/JSONTestSuite/test_parsing")
 
   /// Every text of the suite, by name.
   static let texts: [(name: String, bytes: [UInt8])] = {
