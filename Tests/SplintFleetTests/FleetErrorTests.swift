@@ -1,6 +1,7 @@
 #if SplintFleet
   import Foundation
   import SplintSettings
+  import TestSupport
   import Testing
 
   @testable import SplintFleet
@@ -173,6 +174,19 @@
       #expect(throws: FleetError.self) {
         try EtcdGateway.decode(
           Array("{}".utf8), as: EtcdAuthenticateResponse.self, answering: "/v3/auth/authenticate", server: "h")
+      }
+    }
+
+    @Test("a watch that cannot start (no one listens) is an error that names the member")
+    func watchThatCannotStart() async throws {
+      let endpoint = "http://127.0.0.1:\(freeLoopbackPort())"
+      let gateway = try EtcdGateway(cluster: EtcdCluster(endpoints: [endpoint], requestTimeout: .seconds(2)))
+      do {
+        _ = try await gateway.watch(from: 1, key: [0x61], rangeEnd: [0x62], on: 0)
+        Issue.record("a watch started without a member")
+      } catch {
+        #expect(error.code == .unreachable)
+        #expect(error.description.contains(endpoint), "\(error)")
       }
     }
 

@@ -62,6 +62,31 @@
       } catch {
         #expect(error.kind == .unreachable)
       }
+      // A request to a member that stopped answering (SIGSTOP: its kernel still takes the connection) ends when its
+      // task is cancelled, well before its deadline.
+      etcd.pause(etcd.members[0])
+      let started = ContinuousClock.now
+      let waiting = Task { () async -> FleetTransportError? in
+        do throws(FleetTransportError) {
+          _ = try await client.send(.POST, url, body: range, timeout: .seconds(30))
+          return nil
+        } catch {
+          return error
+        }
+      }
+      try await Task.sleep(for: .milliseconds(300))
+      waiting.cancel()
+      #expect(await waiting.value?.kind == .cancelled)
+      #expect(ContinuousClock.now - started < .seconds(10))
+      etcd.resume(etcd.members[0])
+      // A stream to a port no one listens on fails before it starts, typed.
+      do {
+        _ = try await client.stream(
+          .POST, "http://127.0.0.1:\(freeLoopbackPort())/v3/watch", body: watch, timeout: .seconds(2))
+        Issue.record("a stream started without a server")
+      } catch {
+        #expect(error.kind == .unreachable)
+      }
       await etcd.stopAll()
     }
 
