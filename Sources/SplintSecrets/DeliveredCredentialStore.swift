@@ -205,19 +205,7 @@ public final class DeliveredCredentialStore: CredentialStore {
   }
 
   private static func decode(_ text: Substring) -> String? {
-    var bytes: [UInt8] = []
-    var utf8 = text.utf8.makeIterator()
-    while let byte = utf8.next() {
-      guard byte == UInt8(ascii: "_") else {
-        bytes.append(byte)
-        continue
-      }
-      guard let high = utf8.next(), let low = utf8.next(),
-        let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-      else { return nil }
-      bytes.append(value)
-    }
-    return String(validating: bytes, as: UTF8.self)
+    text.unescapedBytes(escape: UInt8(ascii: "_")).flatMap { String(validating: $0, as: UTF8.self) }
   }
 
   /// The file name of `key`'s secret: the one given in `fileNames:`, else the rule's.

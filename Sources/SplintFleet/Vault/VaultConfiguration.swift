@@ -209,19 +209,9 @@
     /// spelling, or bytes that are not UTF-8).
     static func name(fromSegment segment: String) -> String? {
       if segment == "%00" { return "" }
-      var bytes: [UInt8] = []
-      var utf8 = segment.utf8.makeIterator()
-      while let byte = utf8.next() {
-        guard byte == UInt8(ascii: "%") else {
-          bytes.append(byte)
-          continue
-        }
-        guard let high = utf8.next(), let low = utf8.next(),
-          let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-        else { return nil }
-        bytes.append(value)
-      }
-      guard let name = String(validating: bytes, as: UTF8.self), !name.isEmpty, pathSegment(name) == segment else {
+      guard let bytes = segment.unescapedBytes(escape: UInt8(ascii: "%")),
+        let name = String(validating: bytes, as: UTF8.self), !name.isEmpty, pathSegment(name) == segment
+      else {
         return nil
       }
       return name
