@@ -174,17 +174,23 @@ enum KeePassXC {
   /// Runs `SecretsProbe` on SecretServiceStore with `steps`, KeePassXC serving a new database that exposes its root
   /// group (or no group), and returns its output; nil, with a message, when KeePassXC cannot start here.
   static func probe(exposed: Bool = true, _ steps: [String]) async throws -> ProgramOutput? {
-    // KeePassXC 2.7 (Debian 12's) now and then dies of a segmentation fault in the middle of a run, in its own
-    // code, whatever was asked of it (one run in several dozen here): that run is made again, up to twice, and said so.
-    // A crash that every run meets fails the test.
+    // KeePassXC 2.7 now and then dies in the middle of a run, in its own code, whatever was asked of it (one run in
+    // several dozen here): of a segmentation fault on Debian 12, of a bus error (SIGBUS) on Debian 13. That run is
+    // made again, up to twice, and said so. A crash that every run meets fails the test.
     for _ in 1..<3 {
       guard let output = try await probeOnce(exposed: exposed, steps) else { return nil }
-      guard output.stderr.contains("Segmentation fault"), output.stderr.contains("keepassxc --pw-stdin") else {
-        return output
-      }
-      print("KeePassXCTests: run again, KeePassXC crashed (segmentation fault) during the run: \(output.stderr)")
+      guard let crash = KeePassXC.crash(in: output.stderr) else { return output }
+      print("KeePassXCTests: run again, KeePassXC crashed (\(crash)) during the run: \(output.stderr)")
     }
     return try await probeOnce(exposed: exposed, steps)
+  }
+
+  /// How KeePassXC ended, as the shell that started it reports a program a signal ended ("Segmentation fault", "Bus
+  /// error", ...), when `stderr` says it crashed; nil when it did not.
+  static func crash(in stderr: String) -> String? {
+    let crashes = ["Segmentation fault", "Bus error", "Aborted", "Illegal instruction", "Floating point exception"]
+    return stderr.split(separator: "\n").lazy.filter { $0.contains("keepassxc --pw-stdin") }
+      .compactMap { line in crashes.first { line.contains($0) } }.first
   }
 
   private static func probeOnce(exposed: Bool, _ steps: [String]) async throws -> ProgramOutput? {
