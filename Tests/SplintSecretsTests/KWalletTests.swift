@@ -161,17 +161,18 @@ enum KWallet {
   /// nil, with a message, when KWallet cannot start here. Runs it again, at most twice, when its lines are not
   /// `expected` and a process met ``sessionKeyMismatch``, which another process, with another session, does not.
   static func probe(_ steps: [String], expecting expected: [String]) async throws -> ProgramOutput? {
+    let started = { try await DesktopProvider.started("KWalletTests") { try await probe(steps) } }
     for _ in 1..<3 {
-      guard let output = try await probe(steps) else { return nil }
+      guard let output = try await started() else { return nil }
       guard output.lines != expected,
         output.status == mismatched || sessionKeyMismatch.contains(where: output.stderr.contains)
       else { return output }
       print("KWalletTests: run again, KWallet and libsecret did not agree on a session key: \(output.stderr)")
     }
-    return try await probe(steps)
+    return try await started()
   }
 
-  private static func probe(_ steps: [String]) async throws -> ProgramOutput? {
+  private static func probe(_ steps: [String]) async throws -> DesktopProvider.Attempt {
     let sandbox = try Sandbox(home: true)
     defer { sandbox.end() }
     let configuration = URL(fileURLWithPath: sandbox.environment["XDG_CONFIG_HOME"] ?? sandbox.root)
@@ -213,7 +214,7 @@ enum KWallet {
       wait $store && secret-tool clear splint-test created || failed 'no wallet made'
       \(DesktopProvider.runProbe(killing: "$kwalletd"))
       """
-    return try await DesktopProvider.run("KWalletTests", in: sandbox, start: start, argument: "kwallet", steps)
+    return try await DesktopProvider.run(in: sandbox, start: start, argument: "kwallet", steps)
   }
 
   /// A KWallet daemon, and where its dialogs are on the 1024x768 display: the sizes `xwininfo -root -tree` shows for its

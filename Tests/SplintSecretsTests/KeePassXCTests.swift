@@ -177,12 +177,15 @@ enum KeePassXC {
     // KeePassXC 2.7 now and then dies in the middle of a run, in its own code, whatever was asked of it (one run in
     // several dozen here): of a segmentation fault on Debian 12, of a bus error (SIGBUS) on Debian 13. That run is
     // made again, up to twice, and said so. A crash that every run meets fails the test.
+    let started = {
+      try await DesktopProvider.started("KeePassXCTests") { try await probeOnce(exposed: exposed, steps) }
+    }
     for _ in 1..<3 {
-      guard let output = try await probeOnce(exposed: exposed, steps) else { return nil }
+      guard let output = try await started() else { return nil }
       guard let crash = KeePassXC.crash(in: output.stderr) else { return output }
       print("KeePassXCTests: run again, KeePassXC crashed (\(crash)) during the run: \(output.stderr)")
     }
-    return try await probeOnce(exposed: exposed, steps)
+    return try await started()
   }
 
   /// How KeePassXC ended, as the shell that started it reports a program a signal ended ("Segmentation fault", "Bus
@@ -193,7 +196,7 @@ enum KeePassXC {
       .compactMap { line in crashes.first { line.contains($0) } }.first
   }
 
-  private static func probeOnce(exposed: Bool, _ steps: [String]) async throws -> ProgramOutput? {
+  private static func probeOnce(exposed: Bool, _ steps: [String]) async throws -> DesktopProvider.Attempt {
     let sandbox = try Sandbox(home: true)
     defer { sandbox.end() }
     let root = URL(fileURLWithPath: sandbox.root)
@@ -249,8 +252,7 @@ enum KeePassXC {
       ["keepassxc-cli", "import", "-q", "-p", "-t", "100", source.path, database],
       input: Data("\(password)\n\(password)\n".utf8), environment: environment)
     guard created.status == 0 else {
-      print("KeePassXCTests: skipped, keepassxc-cli could not make a database: \(created.stderr)")
-      return nil
+      return .notStarted("keepassxc-cli could not make a database: \(created.stderr)")
     }
 
     // Ready when the database is unlocked: its collection unlocked, or, exposing no group, gone. The tray (wmdocker,
@@ -271,7 +273,7 @@ enum KeePassXC {
       fi
       \(DesktopProvider.runProbe(killing: "$keepassxc $tray"))
       """
-    return try await DesktopProvider.run("KeePassXCTests", in: sandbox, start: start, argument: database, steps)
+    return try await DesktopProvider.run(in: sandbox, start: start, argument: database, steps)
   }
 
   /// Prints the Secret Service's Collections property.

@@ -61,12 +61,32 @@ enum DesktopProvider {
     """
   }
 
+  /// What one start of a provider gave: its probe's output, or why the provider did not come up.
+  enum Attempt {
+    case ran(ProgramOutput)
+    case notStarted(String)
+  }
+
+  /// Starts a provider afresh with `attempt` until it comes up, at most three times, and returns its probe's output;
+  /// nil, with a message naming `provider`, when no start brought it up (it cannot start here). A provider on a
+  /// virtual display now and then fails to come up for reasons of its own, where the same start a moment later
+  /// works: on Debian 13, wmdocker (KeePassXC's tray) aborted once in a few full runs.
+  static func started(_ provider: String, _ attempt: () async throws -> Attempt) async throws -> ProgramOutput? {
+    var reasons: [String] = []
+    for _ in 0..<3 {
+      switch try await attempt() {
+      case .ran(let output): return output
+      case .notStarted(let why): reasons.append(why)
+      }
+    }
+    print("\(provider): skipped, it did not start its Secret Service here: \(reasons.joined(separator: "\n"))")
+    return nil
+  }
+
   /// Runs `start` (bash; `$0` is `argument`, and "$@" the probe's command line followed by `steps`) on a virtual
-  /// display in a private session, in `sandbox`, and returns the output; nil, with a message naming `provider`,
-  /// when `start` exits with ``notStarted``.
-  static func run(
-    _ provider: String, in sandbox: Sandbox, start: String, argument: String, _ steps: [String]
-  ) async throws -> ProgramOutput? {
+  /// display in a private session, in `sandbox`, and returns the output, or why the provider did not come up when
+  /// `start` exits with ``notStarted``.
+  static func run(in sandbox: Sandbox, start: String, argument: String, _ steps: [String]) async throws -> Attempt {
     let root = URL(fileURLWithPath: sandbox.root)
     let services = root.appendingPathComponent("services")
     try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -94,10 +114,6 @@ enum DesktopProvider {
     for _ in 0..<100 where !Sandbox.processes(naming: sandbox.root).isEmpty {
       try await Task.sleep(for: .milliseconds(20))
     }
-    guard output.status != notStarted else {
-      print("\(provider): skipped, it did not start its Secret Service here: \(output.stderr)")
-      return nil
-    }
-    return output
+    return output.status == notStarted ? .notStarted(output.stderr) : .ran(output)
   }
 }
