@@ -86,10 +86,22 @@ public final class LocalEtcd: Sendable {
   public var endpoints: [String] { members.map(\.endpoint) }
 
   /// Starts a cluster of `size` members, each with `flags` besides the usual ones, and waits until it has a leader.
+  ///
+  /// Its ports are free when chosen, but another process (a server of a test running beside this one) may take one
+  /// before etcd binds it, as it did once in a full run: a start that fails so is made again on other ports, at most
+  /// twice.
   public static func start(size: Int = 3, tls: TLS? = nil, flags: [String] = []) async throws -> LocalEtcd {
-    let cluster = LocalEtcd(size: size, tls: tls, flags: flags)
-    try await cluster.startAll(state: "new")
-    return cluster
+    for attempt in 1... {
+      let cluster = LocalEtcd(size: size, tls: tls, flags: flags)
+      do {
+        try await cluster.startAll(state: "new")
+        return cluster
+      } catch let failure as EtcdFailure where failure.output.contains("address already in use") && attempt < 3 {
+        print("LocalEtcd: a port was taken before etcd bound it; starting again on others: \(failure.output)")
+        await cluster.stopAll()
+      }
+    }
+    preconditionFailure("unreachable: the loop returns or throws")
   }
 
   private init(size: Int, tls: TLS?, flags: [String]) {
