@@ -90,6 +90,8 @@ final class SettingsFile: WatchedFile {
     var values: [JSONKey: JSONValue] = [:]
     var keys: [String] = []
     var version: UInt64 = 1
+    /// The identity of the file `values` were read from or written to; nil when there was no file.
+    var identity: FileIdentity?
     var nextID: UInt64 = 0
     var observers: [JSONKey: [UInt64: Observer]] = [:]
     var changeStreams: [UInt64: AsyncStream<Set<JSONKey>>.Continuation] = [:]
@@ -285,6 +287,13 @@ final class SettingsFile: WatchedFile {
 
   /// The version of the content in use: it grows with every change adopted.
   var snapshotVersion: UInt64 { shared.withLock { $0.version } }
+
+  /// The values in memory for `keys`, in order, and the identity of the file they were read from (nil when there was
+  /// no file), taken together: what a judgement of the file (a fleet copy's trust) applies to. Without looking at
+  /// the file, as ``storedValue(_:)``.
+  func storedValues(_ keys: [JSONKey]) -> (values: [JSONValue?], identity: FileIdentity?) {
+    shared.withLock { shared in (keys.map { shared.values[$0] }, shared.identity) }
+  }
 
   /// The text the file holds for `key`'s value, as this process last read it (comments inside it too); nil when it
   /// holds none, or the value was set here since. Not to be called from inside an update's body.
@@ -547,6 +556,7 @@ final class SettingsFile: WatchedFile {
     io.adoptions += 1
     return shared.withLock { shared -> Notification? in
       shared.problem = nil
+      shared.identity = identity
       shared.versionValue = document.versionValue
       checkVersion(in: &shared)
       let values = document.values
