@@ -551,7 +551,8 @@ public final class SettingsStore: Sendable {
 
   /// The keys whose value may have changed, one element per change (a batch update is one), whether the change was
   /// made here or in another process, in the user's file, a fleet copy or a system file. A change to a key that a
-  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is).
+  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is). When an
+  /// element arrives, every ``Setting`` of the store already reads the change it announces, all of its keys at once.
   public func changes() -> AsyncStream<Set<JSONKey>> {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
