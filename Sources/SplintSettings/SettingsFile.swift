@@ -570,7 +570,10 @@ final class SettingsFile: WatchedFile {
       shared.version += 1
       published.store(shared.version, ordering: .releasing)
       for stream in shared.changeStreams.values { stream.yield(changed) }
-      let calls = changed.flatMap { key in (shared.observers[key] ?? [:]).values.map { ($0, values[key]) } }
+      // In the keys' order, so that what observers hear does not change from run to run.
+      let calls = changed.sorted().flatMap { key in
+        (shared.observers[key] ?? [:]).sorted { $0.key < $1.key }.map { ($0.value, values[key]) }
+      }
       return Notification(
         version: shared.version, calls: calls, changed: changed, changeObservers: Array(shared.changeObservers.values))
     }

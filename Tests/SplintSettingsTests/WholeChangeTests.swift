@@ -93,3 +93,34 @@ import Testing
     #expect(readings.torn.isEmpty, "seen half-way: \(readings.torn.prefix(5))")
   }
 }
+
+extension WholeChangeTests {
+  @Test(
+    "read from the first key's news, a key the change removed reads its default, and one whose new value does not decode keeps its last"
+  )
+  func removedAndUndecodableKeysInAWholeChange() throws {
+    let store = scratch.store()
+    // Observers hear a change's keys in their order: `a` first, so that `y` and `z` are read before they hear it.
+    let (a, y, z) = (
+      Setting("a", default: 0, store: store), Setting("y", default: 7, store: store),
+      Setting("z", default: 0, store: store)
+    )
+    try store.update { settings in
+      settings["y"] = .int(1)
+      settings["z"] = .int(1)
+    }
+    let seen = Mutex<[[Int]]>([])
+    _ = withObservationTracking {
+      a.value
+    } onChange: {
+      seen.withLock { $0.append([a.value, y.value, z.value]) }
+    }
+    try store.update { settings in
+      settings["a"] = .int(2)
+      settings["y"] = nil
+      settings["z"] = .string("two")
+    }
+    #expect(seen.withLock { $0 } == [[2, 7, 1]] as [[Int]])
+    #expect([a.value, y.value, z.value] == [2, 7, 1] as [Int])
+  }
+}
