@@ -5,7 +5,7 @@
 
   /// `splintctl` built with SplintFleet, against a real OpenBao: the vault store configured from the environment as
   /// `bao` is, the logins it finds there, the store and login it names, and the tokens it leaves (none).
-  @Suite struct VaultCommandTests {
+  @Suite(.startsServers) struct VaultCommandTests {
     let scratch = Scratch()
 
     /// The environment of a splintctl that reads `vault` only, at `server`, with `variables` on top (nil removes one).
