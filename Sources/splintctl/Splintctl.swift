@@ -41,6 +41,10 @@ struct Splintctl: ParsableCommand {
         XDG_CONFIG_DIRS
             Where system-wide defaults are: NAME/settings.json in each of its
             directories, the first wins (in /etc/xdg when it is unset).
+        ETCDCTL_ENDPOINTS
+            The etcd cluster of the fleet commands when --endpoints is not
+            given, as etcdctl reads it (with ETCDCTL_CACERT, ETCDCTL_CERT and
+            ETCDCTL_KEY); else the endpoints the machine's copy records.
 
       Examples:
         Store a token from a pipe (never an argument: ps shows those), and
