@@ -269,16 +269,17 @@
       #expect(none.status == 64 && none.stderr.contains("--endpoints"), "\(none)")
       let noCopy = try await splintctl("fleet", "status", "--suite", "app")
       #expect(noCopy.status == 1 && noCopy.stderr.contains("No fleet copy"), "\(noCopy)")
-      // Each endpoint's cause, in plain words, once: an address, a name of two addresses, a name of none.
+      // Each endpoint's cause, in plain words, once: an address, a name of two addresses, a name of none (https:
+      // plain http goes to a loopback address only, and the connection fails before TLS would start).
       let port = freeLoopbackPort()
       let down = try await splintctl(
         "fleet", "get", "--suite", "app", "interval", "--timeout", "2", "--endpoints",
-        "http://127.0.0.1:\(port),http://localhost:\(port),http://nonexistent.invalid:2379")
+        "http://127.0.0.1:\(port),https://localhost:\(port),https://nonexistent.invalid:2379")
       #expect(down.status == 69, "\(down)")
       #expect(
         down.errorText.hasPrefix(
           "splintctl: No endpoint of the etcd cluster answered (http://127.0.0.1:\(port): connection refused; "
-            + "http://localhost:\(port): connection refused; http://nonexistent.invalid:2379: nonexistent.invalid "
+            + "https://localhost:\(port): connection refused; https://nonexistent.invalid:2379: nonexistent.invalid "
             + "does not resolve ("), "\(down)")
       #expect(!down.errorText.contains("errno") && !down.errorText.contains("Error"), "\(down)")
       let follow = try await splintctl("fleet", "follow", "--endpoints", "http://127.0.0.1:\(port)")
