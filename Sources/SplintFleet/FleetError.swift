@@ -136,7 +136,7 @@
     }
 
     /// Why `text` is not JSON, from the error that says so.
-    static func jsonReason(_ error: SettingsError) -> String {
+    package static func jsonReason(_ error: SettingsError) -> String {
       if case .invalidJSON(let reason) = error.situation { return reason }
       return error.description  // coverage:ignore — parsing a value fails only with invalidJSON
     }
@@ -171,7 +171,7 @@
       case .unreachable(let failures):
         return (
           "No endpoint of the etcd cluster answered (\(failures.joined(separator: "; "))).",
-          "Check that the cluster runs and that this machine reaches it; a follower goes on trying."
+          "Check that the cluster runs and that this machine reaches it (`etcdctl endpoint health --cluster`)."
         )
       case .timedOut(let server, let after):
         return (
@@ -181,7 +181,7 @@
       case .noLeader(let server):
         return (
           "\(server) has no leader: the etcd cluster has lost its quorum.",
-          "Restart the members that are down (`etcdctl endpoint status --cluster`); a follower goes on trying."
+          "Restart the members that are down (`etcdctl endpoint status --cluster`)."
         )
       case .tls(let server, let reason):
         return (
@@ -227,10 +227,7 @@
       case .notJSON(let key, let reason):
         return (
           "The value of \(key) is not JSON (\(reason)), so it is not a setting.",
-          """
-          It is left out of the machine's copy, and the other keys are kept. Store JSON text: a number, true, \
-          "a string" in quotes, an object.
-          """
+          "Store JSON text: a number, true, \"a string\" in quotes, an array, an object."
         )
       case .reservedKey(let key):
         return (

@@ -31,6 +31,13 @@ import Synchronization
 /// let interval = Setting("interval", default: 30, store: shared)
 /// ```
 ///
+/// A change of several keys at once (a batch ``SettingsStore/update(_:)``, another process's write of the file, a
+/// fleet transaction) is seen whole: once any `Setting` of a store shows one of its keys' new values, every `Setting`
+/// of that store shows the change's other keys at their new values too, whichever setting hears of it first; and
+/// when ``SettingsStore/changes()`` yields, every `Setting` already shows the change it announces. (Two reads are
+/// still two reads: a change may come between them, so read a pair that must agree after the change, as a
+/// `changes()` element or an observer's call tells of it.)
+///
 /// Assigning nil to an optional setting removes its key, as `UserDefaults`' `set(nil, forKey:)` does, so that the
 /// default applies again (a `Setting<Int?>` with a default of 5 reads 5).
 public final class Setting<Value: SettingValue>: Observable, Sendable {
@@ -114,7 +121,13 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
       // A read may be inside withObservationTracking, which must hear of changes: the file is watched from now on.
       if !watching.load(ordering: .relaxed), store.startWatching() { watching.store(true, ordering: .relaxed) }
       registrar.access(self, keyPath: valuePath)
-      return state.withLock { $0.value }
+      // A file that changed since this setting last heard of it: its news (each key's observer, one after another)
+      // is on the way, and the value is read from the files now, so that a change of several keys is never seen
+      // half-way (this key's new value beside another's old one, or the reverse).
+      let (value, behind) = state.withLock { state in
+        (state.value, files.indices.contains { files[$0].publishedVersion > state.layers[$0].version })
+      }
+      return behind ? currentValue(orElse: value) : value
     }
     set {
       try? save(newValue)
@@ -167,6 +180,33 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
       _ = self.state.withLock { $0.streams.removeValue(forKey: id) }
     }
     return stream
+  }
+
+  /// The value as the files hold it in memory now, for a read that finds a file changed whose news has not reached
+  /// this setting yet; `known` when the value there does not decode.
+  ///
+  /// When the change did not touch this key (nor what the fleet enforces), nothing is on the way for it: the
+  /// setting takes the files' versions as its own, so that its next read is the fast one again.
+  private func currentValue(orElse known: Value) -> Value {
+    let enforced = store.enforcedValue(forKey: key)?.value
+    let layers = files.map { $0.storedValueAndVersion(JSONKey(key)) }
+    var current: Value?
+    if let json = enforced ?? layers.lazy.compactMap(\.value).first {
+      current = try? Value(jsonValue: json)
+    } else {
+      current = defaultValue
+    }
+    return state.withLock { state in
+      let untouched = layers.indices.allSatisfy { index in
+        layers[index].version <= state.layers[index].version || layers[index].value == state.layers[index].json
+      }
+      if untouched, current == state.value, !state.undecodable {
+        for (index, layer) in layers.enumerated() where layer.version > state.layers[index].version {
+          state.layers[index].version = layer.version
+        }
+      }
+      return current ?? known
+    }
   }
 
   /// Takes the key's value in `layer` from that file's snapshot `version`, and resolves the value anew (see

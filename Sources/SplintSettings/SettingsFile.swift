@@ -61,6 +61,10 @@ final class SettingsFile: WatchedFile {
   private let writingThread = Atomic<UInt>(0)
   /// Whether something asked to watch from inside an update's body; the write starts watching once it is done.
   private let watchRequested = Atomic(false)
+  /// The version of the content in use, stored after its values (under `shared`'s lock): whoever loads a version
+  /// here finds at least that content in `shared`. What a `Setting`'s read compares its own versions with, so that a
+  /// change of several keys is never seen half-way (see ``publishedVersion``).
+  private let published = Atomic<UInt64>(1)
 
   private struct IOState {
     /// Whether the file is watched (``startWatching()`` was called). Before, nothing is handed to the watcher.
@@ -293,6 +297,15 @@ final class SettingsFile: WatchedFile {
   /// the file, as ``storedValue(_:)``.
   func storedValues(_ keys: [JSONKey]) -> (values: [JSONValue?], identity: FileIdentity?) {
     shared.withLock { shared in (keys.map { shared.values[$0] }, shared.identity) }
+  }
+
+  /// ``snapshotVersion`` without taking a lock (one atomic load): published as soon as a change is adopted, before
+  /// any observer hears of it, so that a reader may tell that news is on its way.
+  var publishedVersion: UInt64 { published.load(ordering: .acquiring) }
+
+  /// The value in memory for `key`, and the version of the content it is from, without looking at the file.
+  func storedValueAndVersion(_ key: JSONKey) -> (version: UInt64, value: JSONValue?) {
+    shared.withLock { ($0.version, $0.values[key]) }
   }
 
   /// The text the file holds for `key`'s value, as this process last read it (comments inside it too); nil when it
@@ -565,8 +578,12 @@ final class SettingsFile: WatchedFile {
       guard !changed.isEmpty else { return nil }
       shared.values = values
       shared.version += 1
+      published.store(shared.version, ordering: .releasing)
       for stream in shared.changeStreams.values { stream.yield(changed) }
-      let calls = changed.flatMap { key in (shared.observers[key] ?? [:]).values.map { ($0, values[key]) } }
+      // In the keys' order, so that what observers hear does not change from run to run.
+      let calls = changed.sorted().flatMap { key in
+        (shared.observers[key] ?? [:]).sorted { $0.key < $1.key }.map { ($0.value, values[key]) }
+      }
       return Notification(
         version: shared.version, calls: calls, changed: changed, changeObservers: Array(shared.changeObservers.values))
     }

@@ -235,10 +235,11 @@ public final class SettingsStore: Sendable {
   }
 
   /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version
-  /// (``schemaVersion``). System layers' keys are not among them: these are what export, reset and import work on.
+  /// (``schemaVersion``), nor `"$schema"`, which tells editors where the file's JSON Schema is (`splintctl schema`
+  /// sets it). System layers' keys are not among them: these are what export, reset and import work on.
   public var keys: [String] { file.keys }
 
-  /// Every key's value in the user's file (not `"$version"`'s, and not system layers' values, which
+  /// Every key's value in the user's file (not `"$version"`'s or `"$schema"`'s, and not system layers' values, which
   /// ``value(forKey:)`` finds). Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one
   /// ("é" written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }
@@ -551,7 +552,8 @@ public final class SettingsStore: Sendable {
 
   /// The keys whose value may have changed, one element per change (a batch update is one), whether the change was
   /// made here or in another process, in the user's file, a fleet copy or a system file. A change to a key that a
-  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is).
+  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is). When an
+  /// element arrives, every ``Setting`` of the store already reads the change it announces, all of its keys at once.
   public func changes() -> AsyncStream<Set<JSONKey>> {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)

@@ -14,7 +14,8 @@
       let cases: [(FleetError, FleetError.Code, transient: Bool, says: [String])] = [
         (.init(.invalidConfiguration("no endpoint.")), .invalidConfiguration, false, ["configured wrongly"]),
         (
-          .init(.unreachable(["a: refused", "b: refused"])), .unreachable, true, ["a: refused; b: refused", "goes on"]
+          .init(.unreachable(["a: refused", "b: refused"])), .unreachable, true,
+          ["a: refused; b: refused", "endpoint health"]
         ),
         (.init(.timedOut(server: "http://h:1", after: .seconds(3))), .timedOut, true, ["within 3", "--timeout"]),
         (.init(.noLeader(server: "http://h:1")), .noLeader, true, ["quorum", "endpoint status"]),

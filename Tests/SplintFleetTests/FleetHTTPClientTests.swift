@@ -1,5 +1,7 @@
 #if SplintFleet
   import AsyncHTTPClient
+  import Glibc
+  import NIOCore
   import NIOHTTP1
   import TestSupport
   import Testing
@@ -100,6 +102,11 @@
       #expect(other.kind == .unreachable && other.reason.hasPrefix("cannot connect"))
       let late = FleetHTTPClient.transportError(HTTPClientError.readTimeout, url: url, timeout: .seconds(1))
       #expect(late.kind == .timedOut && late.server == "http://127.0.0.1:2379")
+      // SwiftNIO's own words say the cause twice (`connection reset (error set): Connection refused) (errno: 111)`):
+      // the system's, once.
+      let refused = IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)")
+      let plain = FleetHTTPClient.transportError(refused, url: url, timeout: .seconds(1))
+      #expect(plain.kind == .unreachable && plain.description == "http://127.0.0.1:2379: connection refused")
     }
   }
 #endif

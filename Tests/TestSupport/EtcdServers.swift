@@ -81,6 +81,8 @@ public final class LocalEtcd: Sendable {
   private let processes = Mutex<[String: RunningProgram]>([:])
   /// How many times the cluster was made anew: part of its token, from which etcd derives the cluster's ID.
   private let generation = Atomic(0)
+  /// Where the members' logs are kept when the cluster is released (see ``ServerLogs``): the test's, as it started.
+  private let logs = ServerLogs.directory
 
   /// The members' client URLs, in order.
   public var endpoints: [String] { members.map(\.endpoint) }
@@ -106,7 +108,9 @@ public final class LocalEtcd: Sendable {
 
   private init(size: Int, tls: TLS?, flags: [String]) {
     self.flags = flags
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-etcd-\(UUID())")
+    // In memory where the machine has a tmpfs for it: each write is an fsync of etcd's log, which a disk busy with
+    // another writer (or a build) holds up for longer than an election timeout.
+    directory = Scratch.base(inMemory: true).appendingPathComponent("splint-etcd-\(UUID())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     self.tls = tls
     let scheme = tls == nil ? "http" : "https"
@@ -120,6 +124,11 @@ public final class LocalEtcd: Sendable {
 
   deinit {
     for process in processes.withLock({ $0.values }) { process.kill() }
+    for member in members {
+      ServerLogs.keep(
+        directory.appendingPathComponent("\(member.name).log"), as: "\(directory.lastPathComponent)-\(member.name).log",
+        in: logs)
+    }
     try? FileManager.default.removeItem(at: directory)
   }
 
@@ -133,8 +142,9 @@ public final class LocalEtcd: Sendable {
       "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
       "--initial-cluster", cluster, "--initial-cluster-state", state,
       "--initial-cluster-token", "\(directory.lastPathComponent)-\(generation.load(ordering: .relaxed))",
-      // Faster elections than the defaults (100 ms, 1 s): a killed leader is replaced within about a second.
-      "--heartbeat-interval", "50", "--election-timeout", "500",
+      // etcd's defaults (100 ms, 1 s): faster elections (50 ms, 500 ms) made a cluster on a busy core elect again
+      // mid-test, and a leader killed on purpose is replaced within about two seconds as it is.
+      "--heartbeat-interval", "100", "--election-timeout", "1000",
       "--logger", "zap", "--log-outputs", directory.appendingPathComponent("\(member.name).log").path,
     ]
     if let tls {

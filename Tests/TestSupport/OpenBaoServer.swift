@@ -26,7 +26,15 @@ public final class OpenBaoServer: Sendable {
     directory = scratch.directory
   }
 
-  deinit { program.kill() }
+  deinit {
+    program.kill()
+    ServerLogs.keep(
+      directory.appendingPathComponent("server.log"), as: "openbao-\(address.split(separator: ":").last ?? "").log",
+      in: logs)
+  }
+
+  /// Where its log is kept when it is released (see ``ServerLogs``): the test's, as it started.
+  private let logs = ServerLogs.directory
 
   /// The `bao` binary: `SPLINT_BAO`, which script/test sets from `script/openbao`.
   public static func binary() throws -> String {
@@ -302,7 +310,7 @@ public final class OpenBaoCluster: Sendable {
     for index in 1...size {  // one at a time: each waits for its port
       nodes.append(
         try await OpenBaoServer.raftNode(
-          name: "node\(index)", scratch: Scratch(), apiPort: try OpenBaoServer.freePort(),
+          name: "node\(index)", scratch: Scratch(inMemory: true), apiPort: try OpenBaoServer.freePort(),
           clusterPort: try OpenBaoServer.freePort()))
     }
     let initialized = try await nodes[0].run(

@@ -1,18 +1,27 @@
 public import Foundation
+import Glibc
 
 /// A directory of its own for one test, removed when the test's suite instance goes away.
 public final class Scratch: Sendable {
   /// The directory.
   public let directory: URL
 
-  /// Makes a new, empty directory under the temporary directory.
-  public init() {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("splint-test-\(UUID())")
+  /// Makes a new, empty directory under the temporary directory, or in memory (`/dev/shm`, where it may be written):
+  /// for servers whose every write is an fsync, which a disk busy with another writer holds up for seconds.
+  public init(inMemory: Bool = false) {
+    directory = Self.base(inMemory: inMemory).appendingPathComponent("splint-test-\(UUID())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   }
 
   deinit {
     try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// The directory test directories are made in: `/dev/shm` for one `inMemory` where this user may write there, the
+  /// temporary directory otherwise.
+  public static func base(inMemory: Bool) -> URL {
+    let memory = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+    return inMemory && access(memory.path, W_OK) == 0 ? memory : FileManager.default.temporaryDirectory
   }
 
   /// A path inside the directory.

@@ -32,7 +32,10 @@
     ) async throws {
       await Self.slots.acquire()
       defer { Self.slots.release() }
-      try await function()
+      // The servers the test starts keep their logs where the run's output names them.
+      try await ServerLogs.$directory.withValue(ServerLogs.directory(forTest: test.displayName ?? test.name)) {
+        try await function()
+      }
     }
   }
 

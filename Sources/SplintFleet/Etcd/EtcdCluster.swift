@@ -10,7 +10,8 @@
   ///   endpoints: ["https://10.0.0.1:2379", "https://10.0.0.2:2379", "https://10.0.0.3:2379"],
   ///   tls: FleetTLS(caFile: "/etc/etcd/ca.pem"),
   ///   user: "splint-reader")  // its password: the systemd credential etcd__splint-reader, or the keyring's
-  /// try await cluster.setValue(jsonText: "60", forKey: "interval", suite: "com.example.sync")
+  /// let written = try await cluster.setValue(jsonText: "60", forKey: "interval", suite: "com.example.sync")
+  /// print("set at revision \(written.revision)")  // each machine's copy holds it once its revision reaches this
   /// ```
   ///
   /// The layout: each setting of a suite is the key `<prefix><suite>/<key>` (by default `/splint/<suite>/<key>`),
@@ -115,17 +116,53 @@
       }
     }
 
+    /// What a write did: the cluster's revision it was made at, and what the key held before.
+    ///
+    /// A machine's copy holds the change once the revision it is as of (`splintctl fleet status`'s `revision`,
+    /// `FleetCopyStatus.revision`) reaches ``revision``.
+    public struct Write: Sendable, Hashable {
+      /// The cluster's revision the change was made at. When nothing changed (a key removed that was not there, a
+      /// key enforced that already was), the revision the cluster was at when it was asked: a copy as of it already
+      /// holds what was asked.
+      public let revision: Int64
+      /// Whether the cluster changed: false when the write would have changed nothing, and was not made.
+      public let changed: Bool
+      /// The JSON text the key held before, as the cluster held it, for ``EtcdCluster/setValue(jsonText:forKey:suite:)``
+      /// and ``EtcdCluster/removeValue(forKey:suite:)``: nil when it held none (a set that made a new key, a remove of a
+      /// key that was not there), and for the other writes.
+      public let previousValue: String?
+
+      /// A write's outcome, as the cluster answered it.
+      package init(revision: Int64, changed: Bool, previousValue: String?) {
+        self.revision = revision
+        self.changed = changed
+        self.previousValue = previousValue
+      }
+    }
+
     /// Stores `jsonText` as `key`'s value in `suite`, as given (it must be one JSON value: a number, `true`, a
     /// string in quotes, an array, an object); every machine's follower writes it to its copy.
     ///
+    /// - Returns: The revision it was written at, and the value it replaced (nil for a key the suite did not hold).
     /// - Throws: ``FleetError/Code/notJSON`` for text that is not JSON (nothing is stored),
     ///   ``FleetError/Code/reservedKey``, and the cluster's errors.
-    public func setValue(jsonText: String, forKey key: String, suite: String) async throws(FleetError) {
+    @discardableResult
+    public func setValue(jsonText: String, forKey key: String, suite: String) async throws(FleetError) -> Write {
       let name = try self.key(key, suite: suite)
       try Self.requireJSON(jsonText, key: key)
       let gateway = try EtcdGateway(cluster: self)
-      _ = try await gateway.call(
-        "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(jsonText)), as: EtcdHeaderResponse.self)
+      let response = try await gateway.call(
+        "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(jsonText), prevKV: true),
+        as: EtcdPutResponse.self
+      ).response
+      return Write(
+        revision: response.header.revision?.value ?? 0, changed: true,
+        previousValue: response.prevKV.map { Self.text($0.value) })
+    }
+
+    /// A value's bytes as the text the cluster holds.
+    private static func text(_ value: EtcdBytes?) -> String {
+      String(decoding: value?.bytes ?? [], as: UTF8.self)
     }
 
     /// Throws ``FleetError/Code/notJSON`` unless `text` is one JSON value.
@@ -144,34 +181,44 @@
     /// try await cluster.setValues([("host", #""db2.example.com""#), ("port", "5433")], suite: "com.example.sync")
     /// ```
     ///
+    /// - Returns: The revision they were written at (``Write/previousValue`` is nil). With no values, nothing is
+    ///   written, and the revision is 0.
     /// - Throws: ``FleetError/Code/notJSON`` for a text that is not JSON, ``FleetError/Code/reservedKey`` (nothing is
     ///   stored then), and the cluster's errors.
-    public func setValues(_ values: [(key: String, jsonText: String)], suite: String) async throws(FleetError) {
+    @discardableResult
+    public func setValues(
+      _ values: [(key: String, jsonText: String)], suite: String
+    ) async throws(FleetError) -> Write {
       var operations: [EtcdTransactionRequest.Operation] = []
       for (key, text) in values {
         let name = try self.key(key, suite: suite)
         try Self.requireJSON(text, key: key)
         operations.append(.init(requestPut: EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(text))))
       }
-      guard !operations.isEmpty else { return }
+      guard !operations.isEmpty else { return Write(revision: 0, changed: false, previousValue: nil) }
       let gateway = try EtcdGateway(cluster: self)
-      _ = try await gateway.call(
-        "/v3/kv/txn", EtcdTransactionRequest(compare: [], success: operations), as: EtcdTransactionResponse.self)
+      let response = try await gateway.call(
+        "/v3/kv/txn", EtcdTransactionRequest(compare: [], success: operations), as: EtcdTransactionResponse.self
+      ).response
+      return Write(revision: response.header.revision?.value ?? 0, changed: true, previousValue: nil)
     }
 
     /// Removes `key` from `suite`'s settings in the cluster: each machine's programs read their own value, or the
     /// default, again.
     ///
-    /// - Returns: Whether the cluster held the key.
+    /// - Returns: The revision it was removed at, and the value it held (``Write/changed`` is false, and the value
+    ///   nil, when the cluster did not hold the key).
     /// - Throws: The cluster's errors.
     @discardableResult
-    public func removeValue(forKey key: String, suite: String) async throws(FleetError) -> Bool {
+    public func removeValue(forKey key: String, suite: String) async throws(FleetError) -> Write {
       let gateway = try EtcdGateway(cluster: self)
       let response = try await gateway.call(
-        "/v3/kv/deleterange", EtcdDeleteRequest(key: EtcdBytes(try self.key(key, suite: suite))),
+        "/v3/kv/deleterange", EtcdDeleteRequest(key: EtcdBytes(try self.key(key, suite: suite)), prevKV: true),
         as: EtcdDeleteResponse.self
       ).response
-      return (response.deleted?.value ?? 0) > 0
+      return Write(
+        revision: response.header.revision?.value ?? 0, changed: (response.deleted?.value ?? 0) > 0,
+        previousValue: response.prevKVs?.first.map { Self.text($0.value) })
     }
 
     /// The keys the fleet enforces in `suite` (`<prefix><suite>/$enforced`), sorted.
@@ -185,14 +232,19 @@
     /// enforced key's fleet value wins over each user's own, and local writes of it fail. Changed with a
     /// transaction, so that two operators changing the list at once lose nothing.
     ///
+    /// - Returns: The revision the list was changed at; ``Write/changed`` is false when it already said what was
+    ///   asked (and the revision is then the one it was read at).
     /// - Throws: ``FleetError/Code/conflict`` when the list changed meanwhile (nothing was changed: try again), and
     ///   the cluster's errors.
-    public func setEnforced(_ enforced: Bool, forKey key: String, suite: String) async throws(FleetError) {
+    @discardableResult
+    public func setEnforced(_ enforced: Bool, forKey key: String, suite: String) async throws(FleetError) -> Write {
       _ = try self.key(key, suite: suite)
       let current = try await enforcement(suite: suite)
       var keys = current.keys
       if enforced { keys.insert(key) } else { keys.remove(key) }
-      guard keys != current.keys else { return }
+      guard keys != current.keys else {
+        return Write(revision: current.readAt, changed: false, previousValue: nil)
+      }
       let name = try prefix(ofSuite: suite) + Array(FleetCopy.enforcedKey.utf8)
       let text = "[" + keys.sorted().map { JSONValue.string($0).description }.joined(separator: ", ") + "]"
       var operation = EtcdTransactionRequest.Operation()
@@ -206,20 +258,25 @@
       let gateway = try EtcdGateway(cluster: self)
       let response = try await gateway.call("/v3/kv/txn", request, as: EtcdTransactionResponse.self).response
       guard response.succeeded == true else { throw FleetError(.conflict(key: FleetCopy.enforcedKey)) }
+      return Write(revision: response.header.revision?.value ?? 0, changed: true, previousValue: nil)
     }
 
-    /// The keys `$enforced` lists, and its modification revision (0 when it does not exist).
-    private func enforcement(suite: String) async throws(FleetError) -> (keys: Set<String>, revision: Int64) {
+    /// The keys `$enforced` lists, its modification revision (0 when it does not exist), and the cluster's revision
+    /// it was read at.
+    private func enforcement(
+      suite: String
+    ) async throws(FleetError) -> (keys: Set<String>, revision: Int64, readAt: Int64) {
       let gateway = try EtcdGateway(cluster: self)
       let name = try prefix(ofSuite: suite) + Array(FleetCopy.enforcedKey.utf8)
       let response = try await gateway.call(
         "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(name)), as: EtcdRangeResponse.self
       ).response
-      guard let pair = response.kvs?.first else { return ([], 0) }
+      let readAt = response.header.revision?.value ?? 0
+      guard let pair = response.kvs?.first else { return ([], 0, readAt) }
       guard let keys = Self.enforcedKeys(pair.value?.bytes ?? []) else {
         throw FleetError(.notJSON(key: FleetCopy.enforcedKey, reason: "it is not an array of keys"))
       }
-      return (keys, pair.modRevision?.value ?? 0)
+      return (keys, pair.modRevision?.value ?? 0, readAt)
     }
 
     /// The keys a `$enforced` value lists, or nil when it is not a JSON array of strings.

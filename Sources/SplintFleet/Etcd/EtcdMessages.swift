@@ -109,26 +109,50 @@
     let more: Bool?
   }
 
-  /// `POST /v3/kv/put`'s request.
+  /// `POST /v3/kv/put`'s request; with `prevKV`, the answer carries the key's value before the put.
   struct EtcdPutRequest: Encodable, Sendable {
     let key: EtcdBytes
     let value: EtcdBytes
+    var prevKV: Bool?
+
+    enum CodingKeys: String, CodingKey {
+      case key, value
+      case prevKV = "prev_kv"
+    }
   }
 
-  /// `POST /v3/kv/deleterange`'s request.
+  /// `POST /v3/kv/put`'s response: the revision of the put, and (when asked for) the key before it.
+  struct EtcdPutResponse: Decodable, Sendable {
+    let header: EtcdHeader
+    let prevKV: EtcdKeyValue?
+
+    enum CodingKeys: String, CodingKey {
+      case header
+      case prevKV = "prev_kv"
+    }
+  }
+
+  /// `POST /v3/kv/deleterange`'s request; with `prevKV`, the answer carries the keys it deleted.
   struct EtcdDeleteRequest: Encodable, Sendable {
     let key: EtcdBytes
+    var prevKV: Bool?
+
+    enum CodingKeys: String, CodingKey {
+      case key
+      case prevKV = "prev_kv"
+    }
   }
 
   /// `POST /v3/kv/deleterange`'s response.
   struct EtcdDeleteResponse: Decodable, Sendable {
     let header: EtcdHeader
     let deleted: EtcdInteger?
-  }
+    let prevKVs: [EtcdKeyValue]?
 
-  /// A response that carries only its header (`put`).
-  struct EtcdHeaderResponse: Decodable, Sendable {
-    let header: EtcdHeader
+    enum CodingKeys: String, CodingKey {
+      case header, deleted
+      case prevKVs = "prev_kvs"
+    }
   }
 
   /// `POST /v3/kv/txn`'s request, as the admin commands use it: compare one key's modification revision, then

@@ -120,7 +120,7 @@
     /// - Parameters:
     ///   - suites: The suites to follow (as `SettingsStore(suite:)` names them); each once.
     ///   - cluster: The etcd cluster, and how to reach it.
-    ///   - directory: Where the copies are: by default where every `SettingsStore` looks for them
+    ///   - directory: Where the copies are: by default where `SettingsStore(suite:)` looks for them
     ///     (`$SPLINT_FLEET_DIRECTORY`; `/var/lib/splint-fleet` for root and the `splint-fleet` user; this user's
     ///     `$XDG_STATE_HOME/splint-fleet` otherwise).
     ///   - options: Limits and timings.

@@ -3,6 +3,7 @@
   import Glibc
   import NIOCore
   import NIOHTTP1
+  import NIOPosix
   import NIOSSL
 
   #if canImport(FoundationEssentials)
@@ -306,7 +307,40 @@
       if error is HTTPParserError {
         return FleetTransportError(.invalidResponse, server: server, reason: "the answer is not HTTP: \(error)")
       }
+      if let cause = plainCause(of: error) {
+        return FleetTransportError(.unreachable, server: server, reason: cause)
+      }
       return FleetTransportError(.unreachable, server: server, reason: "cannot connect: \(error)")
+    }
+
+    /// Why a connection failed, in the system's words, once: `connection refused`, `db.example does not resolve (name
+    /// or service not known)`. SwiftNIO's own descriptions of these errors say it twice, with a stray parenthesis
+    /// (`connection reset (error set): Connection refused) (errno: 111)`), or inside its types' names (`Connection
+    /// errors: SingleConnectionFailure(target: ..., error: ...)`, one for each address of a name). Nil for another
+    /// error.
+    static func plainCause(of error: any Error) -> String? {
+      switch error {
+      case let error as IOError:
+        return lowercasingFirst(String(cString: strerror(error.errnoCode)))
+      case let error as SocketAddressError.UnknownHost:
+        return "\(error.host) does not resolve (\(lowercasingFirst(error.errorDescription)))"
+      case let error as NIOConnectionError:
+        if let resolving = error.dnsAError ?? error.dnsAAAAError { return plainCause(of: resolving) ?? "\(resolving)" }
+        // Each address of the name that was tried: the same cause for each is said once.
+        var causes: [String] = []
+        for failure in error.connectionErrors {
+          let cause = plainCause(of: failure.error) ?? "\(failure.error)"
+          if !causes.contains(cause) { causes.append(cause) }
+        }
+        return causes.isEmpty ? nil : causes.joined(separator: "; ")
+      default:
+        return nil
+      }
+    }
+
+    /// `text` with its first letter in lower case, as a cause reads inside a sentence (strerror's are capitalized).
+    private static func lowercasingFirst(_ text: String) -> String {
+      text.prefix(1).lowercased() + text.dropFirst()
     }
   }
 #endif
