@@ -109,10 +109,8 @@
         if !taken { break }
       }
       #expect(fake.lines.count(where: { $0.hasPrefix("fault ") }) == faults.count, "\(fake.lines)")
-      print("DEBUG loop done")
       try await etcd.put("/splint/app/n", "-1")
       #expect(await machine.waitFor("n", -1))
-      print("DEBUG waited", machine.events.suffix(4))
       let status = try #require(machine.store().fleetStatus.first)
       #expect(status.keys == ["n"], "no lie taken: \(status.keys)")
       #expect(status.revision < 1000 && status.state == .following)
@@ -123,9 +121,7 @@
         machine.events.allSatisfy { !$0.unicodeScalars.contains("\u{1B}") && !$0.unicodeScalars.contains("\u{07}") })
       #expect(machine.events.contains { $0.contains("\\u{1B}[31mred") }, "escaped, not dropped")
       #expect(!(try Data(contentsOf: machine.copy())).contains(0x1B))
-      print("DEBUG stopping")
       #expect(await machine.stop() == nil)
-      print("DEBUG stopped")
     }
 
     @Test("a member that refuses the user, or its permission: the follower ends, exit status 78, saying why")

@@ -152,14 +152,16 @@
         #expect(error?.description.contains("cannot be used") == true, "\(String(describing: error))")
         #expect(error?.description.contains("Give") == true, "\(String(describing: error))")
       }
+      let empty = scratch.url("no-certificates")
+      try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
       for tls in [
         FleetTLS(caFile: scratch.url("missing.pem").path),
         FleetTLS(clientCertificateFile: "/etc/hostname"),
         FleetTLS(clientKeyFile: "/etc/hostname"),
-        FleetTLS(caDirectory: scratch.directory.path),
+        FleetTLS(caDirectory: empty.path),
         FleetTLS(caDirectory: scratch.url("missing").path),
       ] {
-        #expect(throws: FleetError.self) {
+        #expect(throws: FleetError.self, "\(tls)") {
           try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: ["https://127.0.0.1:2379"], tls: tls))
         }
       }

@@ -37,7 +37,7 @@ struct FleetPrivilegeTests {
         kill $swapper; wait $swapper 2>/dev/null; cat /mnt/swap
       }
       race /mnt/home/u/fleet SPLINT_FLEET_DIRECTORY=/mnt/home/u/fleet
-      race /mnt/home/u/.local/state/splint-fleet -u SPLINT_FLEET_DIRECTORY HOME=/mnt/home/u -u XDG_STATE_HOME
+      race /mnt/home/u/.local/state/splint-fleet -u SPLINT_FLEET_DIRECTORY -u XDG_STATE_HOME HOME=/mnt/home/u
       cat /mnt/root/config/app/settings.json; echo
       """,
       helpers: [
