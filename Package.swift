@@ -186,7 +186,7 @@ let package = Package(
       name: "SplintFleetTests",
       dependencies: [
         "SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport", "splintctl",
-        "SettingsProbe",
+        "SettingsProbe", "Attacker",
       ] + fleetClient
     ),
     .testTarget(

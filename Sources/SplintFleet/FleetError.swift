@@ -22,7 +22,8 @@
       case rejected(server: String, message: String)
       case notJSON(key: String, reason: String)
       case reservedKey(String)
-      case valueTooLarge(key: String, size: Int, limit: Int)
+      case valueTooLarge(key: String, size: Int?, limit: Int)
+      case keyTooLong(key: String, size: Int, limit: Int)
       case copyTooLarge(suite: String, size: Int, limit: Int)
       case copyFailed(SettingsError)
       case conflict(key: String)
@@ -70,6 +71,8 @@
       public static let reservedKey = Code("reservedKey")
       /// A value is larger than a copy takes.
       public static let valueTooLarge = Code("valueTooLarge")
+      /// A key's name is longer than a copy takes.
+      public static let keyTooLong = Code("keyTooLong")
       /// A suite's values together are larger than a copy takes.
       public static let copyTooLarge = Code("copyTooLarge")
       /// The machine's copy could not be written.
@@ -97,6 +100,7 @@
       case .notJSON: .notJSON
       case .reservedKey: .reservedKey
       case .valueTooLarge: .valueTooLarge
+      case .keyTooLong: .keyTooLong
       case .copyTooLarge: .copyTooLarge
       case .copyFailed: .copyFailed
       case .conflict: .conflict
@@ -105,12 +109,28 @@
     }
 
     /// Whether trying again later may succeed without anyone changing anything: the cluster, or a member, is down,
-    /// slow or without a leader. A follower goes on trying after these, and stops at the others.
+    /// slow or without a leader. (A follower goes on trying after more than these: it stops only for a configuration
+    /// the operator must fix.)
     public var isTransient: Bool {
       switch situation {
       case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
-        .rejected, .notJSON, .reservedKey, .valueTooLarge, .copyTooLarge, .copyFailed, .cancelled:
+        .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed, .cancelled:
+        false
+      }
+    }
+
+    /// Whether a follower stops for this error: only for a configuration the operator must fix (a refused password,
+    /// one that cannot be read, a role that may not read the prefix, an endpoint or a file it cannot use, a copy it
+    /// cannot keep). Whatever else a member answers (it is starting, stopping, without a leader, compacting, lying,
+    /// behind a certificate that does not verify) is a reason to try another member, or wait.
+    package var stopsFollower: Bool {
+      switch situation {
+      case .invalidConfiguration, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
+        .copyFailed, .cancelled:
+        true
+      case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict:
         false
       }
     }
@@ -126,7 +146,9 @@
       switch situation {
       case .notJSON(_, let reason): "not JSON (\(reason))"
       case .reservedKey: "a reserved key (it starts with \"$\")"
-      case .valueTooLarge(_, let size, let limit): "\(size) bytes, more than the \(limit) a value may hold"
+      case .valueTooLarge(_, let size?, let limit): "\(size) bytes, more than the \(limit) a value may hold"
+      case .valueTooLarge(_, nil, _): "larger than one answer of the cluster may be: not read"
+      case .keyTooLong(_, let size, let limit): "a key of \(size) bytes, longer than the \(limit) a key may be"
       case .copyTooLarge(_, let size, let limit): "the copy would hold \(size) bytes, more than its \(limit)"
       default: description
       }
@@ -176,8 +198,11 @@
         )
       case .insecureEndpoint(let endpoint):
         return (
-          "\(endpoint) is plain HTTP to another machine: a password would cross the network readable.",
-          "Use https (the member's --cert-file), or no password."
+          """
+          \(endpoint) is plain HTTP to another machine: anyone on the way could read what crosses it (a password) \
+          and change it (every machine's values, what the fleet enforces).
+          """,
+          "Use https (the member's --cert-file); plain http is only for a literal loopback address (127.0.0.1, [::1])."
         )
       case .noPassword(let user, let reason):
         return (
@@ -211,11 +236,19 @@
         )
       case .valueTooLarge(let key, let size, let limit):
         return (
-          "The value of \(key) holds \(size) bytes, more than the \(limit) a machine's copy takes for one value.",
+          """
+          The value of \(key) \(size.map { "holds \($0) bytes" } ?? "is larger than one answer of the cluster may be"), \
+          more than the \(limit) a machine's copy takes for one value.
+          """,
           """
           It is left out of the copy. Keep settings small (a large document is no setting), or raise the \
           follower's maximumValueSize.
           """
+        )
+      case .keyTooLong(let key, let size, let limit):
+        return (
+          "The key \(key) is \(size) bytes long, longer than the \(limit) a machine's copy takes for a key.",
+          "It is left out of the copy. A setting's key is a name: keep it short."
         )
       case .copyTooLarge(let suite, let size, let limit):
         return (

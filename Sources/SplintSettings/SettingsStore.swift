@@ -189,8 +189,7 @@ public final class SettingsStore: Sendable {
   /// this process has inotify left is known only once it watches, which ``errors()`` then tells); nil where inotify
   /// sees every change. For `splintctl path`, which starts no watcher.
   package var unwatchableFileSystem: String? {
-    FileIO.namesAlong(file.path).lazy.compactMap { UnwatchableFileSystem.of(FileIO.directory(of: $0)) }.first?
-      .description
+    FileIO.namesAlong(file.path).firstNonNil { UnwatchableFileSystem.of(FileIO.directory(of: $0)) }?.description
   }
 
   /// The system layers below the user's file, first wins: read, watched, never written.
@@ -231,7 +230,7 @@ public final class SettingsStore: Sendable {
   /// file is fine or does not exist. While a file has a problem, its last good values stay in use (none, for a
   /// system file that never was good): a broken system file is skipped, never written.
   public var fileError: SettingsError? {
-    file.problem ?? fleetLayers.lazy.compactMap(\.file.problem).first ?? systemFiles.lazy.compactMap(\.problem).first
+    file.problem ?? fleetLayers.firstNonNil(\.file.problem) ?? systemFiles.firstNonNil(\.problem)
   }
 
   /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version

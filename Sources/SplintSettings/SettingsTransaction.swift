@@ -110,10 +110,10 @@ public struct SettingsTransaction {
     let key = JSONKey(name)
     var json = self[name]
     if let store {
-      if enforced[key] != nil, let forced = store.fleetLayers.lazy.compactMap({ $0.enforcedValue(key) }).first {
+      if enforced[key] != nil, let forced = store.fleetLayers.firstNonNil({ $0.enforcedValue(key) }) {
         json = forced
       }
-      json = json ?? store.lowerLayers(for: name).lazy.compactMap { $0.storedValue(key) }.first
+      json = json ?? store.lowerLayers(for: name).firstNonNil { $0.storedValue(key) }
     }
     guard let json else {
       return defaultValue

@@ -144,8 +144,8 @@ import SplintSettings
         ExitStatus.unavailable
       case .invalidConfiguration, .insecureEndpoint, .notJSON, .reservedKey:
         ExitStatus.usage
-      case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .copyTooLarge,
-        .copyFailed, .conflict, .cancelled:
+      case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .keyTooLong,
+        .copyTooLarge, .copyFailed, .conflict, .cancelled:
         ExitStatus.failure
       }
     }
@@ -175,9 +175,12 @@ import SplintSettings
       abstract: "Keep this machine's copy of the suites' fleet settings, until stopped (SIGTERM or SIGINT).",
       discussion: """
         One watch follows every suite given. What happens is told on standard error, a line each (journald keeps \
-        them under splint-fleet.service). A member or the whole cluster that is down is waited for; a refused \
-        password, a missing permission or untrusted certificates end it (exit status 70 or 69). A second follower \
-        of the same copy waits, and takes over when the first ends.
+        them under splint-fleet.service); a lost cluster is told once, and again only when what the follower finds \
+        changes. Whatever a member answers (down, starting, stopping, without a leader, a certificate that does \
+        not verify) is waited for, or another member tried; only a configuration the operator must fix ends it, \
+        with exit status 78 (a refused or unreadable password, a role that may not read the prefix, a copy that \
+        cannot be kept): splint-fleet.service starts it again (Restart=on-failure). Stopped (SIGTERM, SIGINT), it \
+        exits 0. A second follower of the same copy waits, and takes over when the first ends.
         """)
 
     @Option(name: .customLong("suite"), help: "A suite to follow; give --suite once for each.")
@@ -217,8 +220,14 @@ import SplintSettings
         return source
       }
       defer { signals.forEach { $0.cancel() } }
-      if let error = await following.value { throw failure(error) }
+      // The follower ends by itself only for a configuration the operator must fix (FleetError.stopsFollower).
+      if let error = await following.value {
+        throw failure(error.summary, remedy: error.remedy, Self.configurationStatus)
+      }
     }
+
+    /// The exit status of a follower that ended for its configuration: EX_CONFIG, which systemd calls "CONFIG".
+    static let configurationStatus = ExitCode(78)
   }
 
   struct FleetStatusCommand: ParsableCommand {
@@ -251,35 +260,38 @@ import SplintSettings
       }
       var healthy = true
       for copy in copies {
+        // What the copy says is printed escaped: a copy may be another user's.
         Output.line("copy: \(copy.url.path)\(copy.isTrusted ? " (a system copy: it may enforce keys)" : "")")
-        Output.line("cluster: \(copy.engine) \(copy.cluster), revision \(copy.revision)")
-        Output.line("endpoints: \(copy.endpoints.joined(separator: ", "))")
-        Output.line("follower: \(copy.follower)")
+        Output.line("cluster: \(copy.engine.shown()) \(copy.cluster.shown()), revision \(copy.revision)")
+        Output.line("endpoints: \(copy.endpoints.map { $0.shown() }.joined(separator: ", "))")
+        Output.line("follower: \(copy.follower.shown())")
         let state: String
         switch (copy.isFollowed, copy.state) {
         case (false, _):
-          state =
-            "no follower since \(copy.state == .stopped ? copy.since : copy.written) (the values are the last it wrote)"
+          state = "no follower since \(copy.lastSeen.timestampText) (the values are the last it wrote)"
           healthy = false
         case (true, .unreachable):
-          state = "the cluster is unreachable since \(copy.since.timestampText): \(copy.reason ?? "no member answered")"
+          let reason = (copy.reason ?? "no member answered").shown(limit: 1000)
+          state = "the cluster is unreachable since \(copy.since.timestampText): \(reason)"
           healthy = false
         case (true, _):
           state = "following since \(copy.since.timestampText)"
         }
         Output.line("state: \(state)")
-        Output.line("keys: \(copy.keys.count)\(copy.keys.isEmpty ? "" : " (\(copy.keys.joined(separator: ", ")))")")
+        let keys = copy.keys.map { $0.shown() }
+        Output.line("keys: \(keys.count)\(keys.isEmpty ? "" : " (\(keys.joined(separator: ", ")))")")
         if !copy.enforcedKeys.isEmpty {
           let note = copy.isTrusted ? "" : " (not enforced here: only a system copy may enforce)"
-          Output.line("enforced: \(copy.enforcedKeys.joined(separator: ", "))\(note)")
+          Output.line("enforced: \(copy.enforcedKeys.map { $0.shown() }.joined(separator: ", "))\(note)")
         }
         for (key, reason) in copy.skippedKeys.sorted(by: { $0.key < $1.key }) {
-          Output.line("left out: \(key): \(reason)")
+          Output.line("left out: \(key.shown()): \(reason.shown(limit: 1000))")
         }
+        if copy.moreSkippedKeys > 0 { Output.line("left out: \(copy.moreSkippedKeys) more keys, not listed") }
         let mine = Set(store.keys)
         let overridden = copy.keys.filter { mine.contains($0) && !(copy.isTrusted && copy.enforcedKeys.contains($0)) }
         if !overridden.isEmpty {
-          Output.line("overridden by \(store.fileURL.path): \(overridden.joined(separator: ", "))")
+          Output.line("overridden by \(store.fileURL.path): \(overridden.map { $0.shown() }.joined(separator: ", "))")
         }
       }
       if !healthy { throw ExitStatus.unavailable }
@@ -306,7 +318,8 @@ import SplintSettings
           try await cluster.storedValue(forKey: key, suite: suite)
         })
       else { throw failure("The cluster holds no \(key) in \(suite).", ExitStatus.absent) }
-      Output.line(text)
+      // As the cluster holds it, but for what a terminal would act on.
+      Output.line(text.escapingControlCharacters(keepingLines: true))
     }
   }
 
@@ -438,7 +451,9 @@ import SplintSettings
       let (values, enforced) = try await endpoints.reporting { () throws(FleetError) in
         (try await cluster.storedValues(suite: suite), try await cluster.enforcedKeys(suite: suite))
       }
-      for (key, text) in values { Output.line("\(key) \(text)") }
+      for (key, text) in values {
+        Output.line("\(key.escapingControlCharacters()) \(text.escapingControlCharacters(keepingLines: true))")
+      }
       if !enforced.isEmpty { Output.line("$enforced \(JSONValue.array(enforced.map(JSONValue.string)))") }
     }
   }

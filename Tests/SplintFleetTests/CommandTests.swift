@@ -102,6 +102,81 @@
       #expect(after.status == 69 && after.stdout.contains("no follower since"), "\(after)")
     }
 
+    @Test(
+      "a follower killed: status says when it was last seen; started again: its own process at once; lost: said once")
+    func followerLife() async throws {
+      let (etcd, _) = try await startCluster()
+      try await etcd.put("/splint/app/interval", "60")
+      let endpoints = etcd.endpoints.joined(separator: ",")
+      func follow() async throws -> RunningProgram {
+        try await Programs.start(
+          [Programs.helper("splintctl"), "fleet", "follow", "--suite", "app", "--endpoints", endpoints],
+          environment: environment, seconds: nil)
+      }
+      let store = SettingsStore(
+        fileURL: scratch.url("probe", "settings.json"), fleetCopies: [scratch.url("fleet", "app.json")])
+      let first = try await follow()
+      // Seen again after its start: its presence moves every check interval (3 s), whatever the cluster does.
+      #expect(await eventually { store.fleetStatus.first.map { $0.lastSeen > $0.since.addingTimeInterval(2) } == true })
+      let seen = try #require(store.fleetStatus.first?.lastSeen)
+      first.send(SIGKILL)
+      let killed = Date()
+      let firstLog = await first.wait().stderr
+      #expect(
+        firstLog.hasPrefix(
+          "splintctl fleet follow: reading every key: this machine has no copy of app yet (a first read)"),
+        "the normal first read, said as one: \(firstLog)")
+      let dead = try await splintctl("fleet", "status", "--suite", "app")
+      #expect(dead.status == 69, "\(dead)")
+      let line = try #require(dead.lines.first { $0.hasPrefix("state: no follower since ") }, "\(dead)")
+      let shown = line.split(separator: " ").dropFirst(4).prefix(2).joined(separator: " ")
+      let format = DateFormatter()
+      format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+      format.timeZone = TimeZone(identifier: "UTC")
+      let since = try #require(format.date(from: shown), "\(line)")
+      #expect(since >= seen.addingTimeInterval(-1) && since <= killed, "last seen \(shown), killed at \(killed)")
+      #expect(line.hasSuffix(" UTC (the values are the last it wrote)"), "\(line)")
+      #expect(!dead.stdout.contains("+0000"), "one format for every time: \(dead.stdout)")
+
+      // Started again: its own process, at once, with no change in the cluster.
+      let second = try await follow()
+      defer { second.kill() }
+      #expect(
+        await eventually {
+          (try? await splintctl("fleet", "status", "--suite", "app"))?.stdout.contains("process \(second.pid)\n")
+            == true
+        })
+      #expect(await eventually { (try? await splintctl("fleet", "status", "--suite", "app"))?.status == 0 })
+
+      // The cluster away: the loss is told once (again only if what the follower finds changes), and recorded.
+      await etcd.stopAll()
+      #expect(
+        await eventually {
+          (try? await splintctl("fleet", "status", "--suite", "app"))?.stdout.contains("the cluster is unreachable")
+            == true
+        })
+      second.send(SIGTERM)
+      let log = await second.wait()
+      #expect(log.status == 0, "\(log)")
+      let lost = log.stderr.split(separator: "\n").filter { $0.contains("fleet follow: lost:") }
+      #expect((1...2).contains(lost.count), "\(log.stderr)")
+      #expect(Set(lost).count == lost.count, "no line twice: \(log.stderr)")
+    }
+
+    @Test("values and keys with escape sequences are printed escaped by fleet get and list")
+    func escapes() async throws {
+      let (etcd, _) = try await startCluster()
+      let endpoint = etcd.endpoints[0]
+      let put = try await Programs.run(
+        bytes: [Array("etcdctl".utf8), Array("--endpoints=\(endpoint)".utf8), Array("put".utf8)]
+          + [Array("/splint/app/title".utf8), Array("\"\u{1B}]0;owned\u{07}\u{1B}[2J\"\n".utf8)])
+      #expect(put.status == 0, "\(put)")
+      let get = try await splintctl("fleet", "get", "--suite", "app", "title", "--endpoints", endpoint)
+      #expect(get.stdout == "\"\\u{1B}]0;owned\\u{7}\\u{1B}[2J\"\n\n", "\(get)")
+      let list = try await splintctl("fleet", "list", "--suite", "app", "--endpoints", endpoint)
+      #expect(!list.stdout.unicodeScalars.contains("\u{1B}") && list.stdout.contains("\\u{1B}[2J"), "\(list)")
+    }
+
     @Test("fleet set, delete and enforce print what they wrote and the revision it was written at, or JSON")
     func writes() async throws {
       let (etcd, _) = try await startCluster()

@@ -81,8 +81,8 @@
     @Test("a request with no HTTP answer becomes an error that names the server, and says whether to move on")
     func transport() {
       let kinds: [(FleetTransportError.Kind, FleetError.Code, movesOn: Bool)] = [
-        (.timedOut, .timedOut, true), (.tls, .tls, false), (.invalidResponse, .invalidResponse, true),
-        (.cancelled, .cancelled, false), (.unreachable, .unreachable, true),
+        (.timedOut, .timedOut, true), (.tls, .tls, true), (.invalidResponse, .invalidResponse, true),
+        (.tooLarge, .invalidResponse, true), (.cancelled, .cancelled, false), (.unreachable, .unreachable, true),
       ]
       for (kind, code, movesOn) in kinds {
         let error = FleetError(
@@ -199,9 +199,15 @@
       let body = EtcdGateway.authenticationBody(user: "r", password: Data("a\"b\\c\n".utf8))
       #expect(body.map { String(decoding: $0, as: UTF8.self) } == #"{"name":"r","password":"a\"b\\c\u000a"}"#)
       #expect(EtcdGateway.authenticationBody(user: "r", password: Data([0xFF])) == nil)
-      #expect(
-        EtcdGateway.isLoopback("127.0.0.1") && EtcdGateway.isLoopback("[::1]") && EtcdGateway.isLoopback("localhost"))
-      #expect(!EtcdGateway.isLoopback("10.0.0.1"))
+      // Plain HTTP goes only to a literal loopback address: a name, whatever it resolves to, is not one.
+      for host in ["127.0.0.1", "127.255.0.9", "[::1]", "::1", "0:0:0:0:0:0:0:1"] {
+        #expect(FleetHTTPClient.isLoopbackLiteral(host), "\(host)")
+      }
+      for host in [
+        "localhost", "127.attacker.example", "127.1", "10.0.0.1", "128.0.0.1", "::2", "[::ffff:10.0.0.1]", "",
+      ] {
+        #expect(!FleetHTTPClient.isLoopbackLiteral(host), "\(host)")
+      }
     }
   }
 #endif

@@ -172,6 +172,18 @@ public final class LocalEtcd: Sendable {
     await process?.wait()
   }
 
+  /// Stops `member` as an operator or systemd does: SIGTERM, and SIGKILL if it has not ended within `grace`.
+  public func terminate(_ member: Member, grace: Duration = .seconds(2)) async {
+    guard let process = processes.withLock({ $0.removeValue(forKey: member.name) }) else { return }
+    process.send(SIGTERM)
+    let killing = Task {
+      try await Task.sleep(for: grace)
+      process.send(SIGKILL)
+    }
+    await process.wait()
+    killing.cancel()
+  }
+
   /// The process ID of `member`, while it runs.
   public func processID(of member: Member) -> Int32? {
     processes.withLock { $0[member.name] }?.pid

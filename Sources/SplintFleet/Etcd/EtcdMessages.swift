@@ -16,6 +16,10 @@
   struct EtcdInteger: Decodable, Sendable, Hashable {
     let value: Int64
 
+    /// The value as a revision, or nil when it cannot be one: etcd's revisions start at 1 (0 where none is given),
+    /// and one at `Int64.max` would leave no revision after it to watch from.
+    var revision: Int64? { (0..<Int64.max).contains(value) ? value : nil }
+
     init(from decoder: any Decoder) throws {
       let container = try decoder.singleValueContainer()
       if let text = try? container.decode(String.self) {
@@ -85,11 +89,13 @@
     let key: EtcdBytes
     var rangeEnd: EtcdBytes?
     var limit: Int64?
+    /// The revision to read at (a paged read's pages are all of one), as the gateway takes int64s: text.
+    var revision: String?
     var keysOnly: Bool?
     var countOnly: Bool?
 
     enum CodingKeys: String, CodingKey {
-      case key, limit
+      case key, limit, revision
       case rangeEnd = "range_end"
       case keysOnly = "keys_only"
       case countOnly = "count_only"
@@ -279,10 +285,19 @@
     }
 
     /// gRPC's codes that etcd answers with.
+    static let canceled = 1
+    static let unknown = 2
     static let invalidArgument = 3
+    static let deadlineExceeded = 4
     static let permissionDenied = 7
+    static let resourceExhausted = 8
     static let failedPrecondition = 9
+    static let aborted = 10
+    static let outOfRange = 11
+    static let unimplemented = 12
+    static let `internal` = 13
     static let unavailable = 14
+    static let dataLoss = 15
     static let unauthenticated = 16
   }
 #endif

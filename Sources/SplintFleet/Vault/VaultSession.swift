@@ -167,7 +167,7 @@
         let auth = VaultJSON.parse(bytes)?["auth"]
         let noToken = CredentialError.serverError(store: server.name, reason: "Its answer to the login holds no token.")
         guard let token = auth?["client_token"]?.secret(in: bytes), !token.isEmpty else { throw noToken }
-        let lease = auth?["lease_duration"]?.integer(in: bytes) ?? 0
+        let lease = Self.lease(auth?["lease_duration"]?.integer(in: bytes) ?? 0)
         let batch = auth?["token_type"]?.text(in: bytes) == "batch"
         state.token = token
         state.expires = lease > 0 ? ContinuousClock.now + .seconds(lease) : nil
@@ -238,6 +238,10 @@
 
     // MARK: - Renewal
 
+    /// A token's time to live as the server gave it, in seconds, within what a token can live: a server's number is
+    /// not trusted to fit the arithmetic of a timer (a year at most; none below zero).
+    static func lease(_ seconds: Int) -> Int { min(max(seconds, 0), 366 * 24 * 3600) }
+
     /// Renews the token at two thirds of its time to live, when it may be renewed.
     private func scheduleRenewal(_ state: inout State, lease: Int) {
       state.renewal += 1
@@ -255,9 +259,9 @@
         guard state.renewal == renewal, let token = state.token, let expires = state.expires else { return }
         guard let response = try? server.send(.POST, "auth/token/renew-self", token: Self.header(of: token)),
           response.status == 200,
-          let lease = VaultJSON.parse(response.body)?["auth"]?["lease_duration"]?
-            .integer(in: response.body)
+          let given = VaultJSON.parse(response.body)?["auth"]?["lease_duration"]?.integer(in: response.body)
         else { return }
+        let lease = Self.lease(given)
         let renewed = ContinuousClock.now + .seconds(lease)
         state.expires = renewed
         guard renewed > expires + .seconds(1) else { return }
