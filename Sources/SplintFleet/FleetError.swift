@@ -26,7 +26,22 @@
       case copyTooLarge(suite: String, size: Int, limit: Int)
       case copyFailed(SettingsError)
       case conflict(key: String)
+      case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
+      case revisionNotKept(suite: String, revision: Int64, reason: String)
       case cancelled
+    }
+
+    /// etcd's limits on one transaction, as an error names them.
+    package struct TransactionLimits: Sendable, Hashable {
+      /// The most comparisons, and the most operations, one transaction may hold (etcd's `--max-txn-ops`).
+      package let operations: Int
+      /// The largest request, in bytes (etcd's `--max-request-bytes`).
+      package let bytes: Int
+
+      package init(operations: Int, bytes: Int) {
+        self.operations = operations
+        self.bytes = bytes
+      }
     }
 
     /// The situation, with its details.
@@ -76,6 +91,12 @@
       public static let copyFailed = Code("copyFailed")
       /// The keys changed in the cluster while a change was being made: nothing was changed.
       public static let conflict = Code("conflict")
+      /// A change would take one transaction larger than etcd takes (its `--max-txn-ops` or `--max-request-bytes`):
+      /// nothing was changed, and nothing is split.
+      public static let transactionTooLarge = Code("transactionTooLarge")
+      /// What a suite held at a revision is no longer known: etcd compacted its history past it, and the records of
+      /// changes do not reach it.
+      public static let revisionNotKept = Code("revisionNotKept")
       /// The task was cancelled.
       public static let cancelled = Code("cancelled")
     }
@@ -100,6 +121,8 @@
       case .copyTooLarge: .copyTooLarge
       case .copyFailed: .copyFailed
       case .conflict: .conflict
+      case .transactionTooLarge: .transactionTooLarge
+      case .revisionNotKept: .revisionNotKept
       case .cancelled: .cancelled
       }
     }
@@ -110,7 +133,8 @@
       switch situation {
       case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
-        .rejected, .notJSON, .reservedKey, .valueTooLarge, .copyTooLarge, .copyFailed, .cancelled:
+        .rejected, .notJSON, .reservedKey, .valueTooLarge, .copyTooLarge, .copyFailed, .transactionTooLarge,
+        .revisionNotKept, .cancelled:
         false
       }
     }
@@ -226,6 +250,26 @@
         return ("The machine's copy could not be written: \(error.summary)", error.remedy)
       case .conflict(let key):
         return ("\(key) changed in the cluster while it was being changed here: nothing was changed.", "Try again.")
+      case .transactionTooLarge(let what, let compares, let operations, let bytes, let limits):
+        return (
+          """
+          \(what) takes one transaction of \(compares) comparisons and \(operations) operations, about \(bytes) bytes; \
+          etcd takes at most \(limits.operations) of each (--max-txn-ops) and \(limits.bytes) bytes (--max-request-bytes).
+          """,
+          """
+          Nothing was changed: a change is never split, so that no machine sees part of it. Make the suite smaller \
+          (fewer or smaller values), or raise the cluster's --max-txn-ops and --max-request-bytes and give the same \
+          to splintctl (--max-txn-ops, --max-request-bytes).
+          """
+        )
+      case .revisionNotKept(let suite, let revision, let reason):
+        return (
+          "What \(suite) held at revision \(revision) is not known: \(reason).",
+          """
+          Give a revision etcd still holds, or one the records of changes reach (`splintctl fleet history --suite \
+          \(suite)` shows both).
+          """
+        )
       case .cancelled:
         return ("The operation was cancelled.", nil)
       }

@@ -145,8 +145,10 @@ import SplintSettings
       case .invalidConfiguration, .insecureEndpoint, .notJSON, .reservedKey:
         ExitStatus.usage
       case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .copyTooLarge,
-        .copyFailed, .conflict, .cancelled:
+        .copyFailed, .transactionTooLarge, .revisionNotKept, .cancelled:
         ExitStatus.failure
+      case .conflict:
+        ExitStatus.tryAgain
       }
     }
   }

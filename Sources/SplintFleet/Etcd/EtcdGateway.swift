@@ -223,12 +223,13 @@
 
     /// Starts a watch of `key`..<`rangeEnd` from `revision` on endpoint `index`, with progress notifications, and
     /// the header that makes a member without a leader end it (etcd #10819): its lines, once the member has
-    /// answered.
+    /// answered. With `prevKV`, each event carries the key as it was before.
     func watch(
-      from revision: Int64, key: [UInt8], rangeEnd: [UInt8], on index: Int
+      from revision: Int64, key: [UInt8], rangeEnd: [UInt8], on index: Int, prevKV: Bool = false
     ) async throws(FleetError) -> AsyncThrowingStream<[UInt8], any Error> {
       let request = EtcdWatchRequest(
-        createRequest: .init(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), startRevision: String(revision)))
+        createRequest: .init(
+          key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), startRevision: String(revision), prevKV: prevKV))
       var headers = try await headers(on: index)
       headers.add(name: "Grpc-Metadata-Hasleader", value: "true")
       let stream: FleetHTTPClient.Stream
@@ -247,6 +248,9 @@
       }
       return stream.lines
     }
+
+    /// The endpoint tried first: the one that answered last.
+    var preferredEndpoint: Int { preferred.load(ordering: .relaxed) }
 
     /// Makes the endpoint after `index` the one tried first, unless another already is: `index` failed while it was
     /// being watched.
