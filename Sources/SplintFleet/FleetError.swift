@@ -219,7 +219,10 @@
       case .permissionDenied(let server, let what):
         return (
           "\(server) does not let this user \(what).",
-          "Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs only read)."
+          """
+          Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs \
+          only read; a writer needs readwrite there and on /splint.history/, where each change is recorded).
+          """
         )
       case .rejected(let server, let message):
         return ("\(server) refused the request: \(message).", nil)

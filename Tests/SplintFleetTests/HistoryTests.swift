@@ -236,5 +236,37 @@
         await #expect(throws: FleetError.self) { try await bare.setValue(jsonText: "1", forKey: "n", suite: "app") }?
           .code == .invalidConfiguration)
     }
+    @Test("a state before the compaction that the records cannot rebuild is refused, saying why")
+    func revisionNotKept() async throws {
+      let (etcd, base) = try await startCluster()
+      // Records dropped past the bound: the oldest kept is younger than the point.
+      var bounded = base
+      bounded.recording = EtcdCluster.Recording(command: "bound", limit: 2)
+      let dropped = try await bounded.setValue(jsonText: "1", forKey: "n", suite: "a").revision
+      for value in 2...4 { try await bounded.setValue(jsonText: "\(value)", forKey: "n", suite: "a") }
+      // A key changed around splintctl between two recorded changes: the records do not follow from each other.
+      let between = try await base.setValue(jsonText: "1", forKey: "m", suite: "b").revision
+      try await base.setValue(jsonText: "2", forKey: "m", suite: "b")
+      try await etcd.put("/splint/b/m", "3")
+      try await base.setValue(jsonText: "4", forKey: "m", suite: "b")
+      // A key whose last change has no record.
+      let unrecorded = try await base.setValue(jsonText: "1", forKey: "k", suite: "c").revision
+      try await etcd.put("/splint/c/k", "2")
+      let around = try await etcd.revision()
+      let compacted = try await etcd.compact()
+
+      let reasons = [
+        ("a", dropped, "the records kept begin at revision"),
+        ("b", between, "m was changed around splintctl after revision"),
+        ("c", unrecorded, "k was changed at revision \(around) with no record"),
+      ]
+      for (suite, revision, reason) in reasons {
+        let error = await #expect(throws: FleetError.self) { try await base.diff(suite: suite, to: revision) }
+        #expect(error?.code == .revisionNotKept, "\(String(describing: error))")
+        #expect(error?.summary.contains("etcd's history before revision \(compacted) is compacted") == true)
+        #expect(error?.summary.contains(reason) == true, "\(String(describing: error))")
+      }
+      #expect(try await etcd.revision() == compacted, "a refused diff wrote something")
+    }
   }
 #endif
