@@ -77,13 +77,18 @@
       #expect(error?.description.contains("left out changes") == true, "\(String(describing: error))")
     }
 
-    @Test("a watch's failure is told as the gateway tells it")
+    @Test("a watch's failure is told as the gateway tells it, and a compaction is told from other refusals")
     func watchFailures() {
       let failure = FleetError(.noLeader(server: server))
       #expect(EtcdCluster.watchFailure(failure, timeout: .seconds(1)) == failure)
       let transport = FleetTransportError(.timedOut, server: server, reason: "slow")
       #expect(EtcdCluster.watchFailure(transport, timeout: .seconds(2)).code == .timedOut)
       #expect(EtcdCluster.watchFailure(CancellationError(), timeout: .seconds(1)).code == .cancelled)
+      // Only etcd's refusal of a read past its compaction is one.
+      let compacted = "etcdserver: mvcc: required revision has been compacted"
+      #expect(FleetError(.rejected(server: server, message: compacted)).isCompaction)
+      #expect(!FleetError(.rejected(server: server, message: "too many operations in txn request")).isCompaction)
+      #expect(!FleetError(.noLeader(server: server)).isCompaction)
     }
   }
 #endif

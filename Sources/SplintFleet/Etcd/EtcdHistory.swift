@@ -185,8 +185,8 @@
           return nil  // coverage:ignore — compacted again between the watch and this read
         }
         mustWatch = false
-      }  // coverage:ignore — the end of an endless loop, left only by a return
-    }
+      }
+    }  // coverage:ignore — the end of an endless loop, left only by a return
 
     /// Whether etcd compacted its history past `revision`: a read of the suite's keys as of it is refused.
     func isCompacted(before revision: Int64, prefix: [UInt8], gateway: EtcdGateway) async throws(FleetError) -> Bool {
@@ -232,7 +232,7 @@
             while ticks.count.load(ordering: .relaxed) != seen {
               seen = ticks.count.load(ordering: .relaxed)
               try await Task.sleep(for: timeout)
-            }
+            }  // coverage:ignore — left only when a member stops sending
             throw FleetError(.timedOut(server: server, after: timeout))  // coverage:ignore — a member gone silent
           }
           defer { group.cancelAll() }
@@ -241,7 +241,7 @@
         }
       } catch {
         throw Self.watchFailure(error, timeout: timeout)  // coverage:ignore — a watch that failed once started
-      }
+      }  // coverage:ignore — the end of the failure above, which throws
     }
 
     /// What a watch's failure stands for: a ``FleetError`` as it is, a transport's error as the gateway tells it.

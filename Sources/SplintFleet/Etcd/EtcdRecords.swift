@@ -169,8 +169,8 @@
         guard attempt < 8 else { throw conflict }  // coverage:ignore — writers came between 8 times in a row
         // Another writer came between: read again, after a pause that keeps two writers from meeting again.
         try? await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * attempt))
-      }  // coverage:ignore — the end of an endless loop, left only by a return or a throw
-    }
+      }
+    }  // coverage:ignore — the end of an endless loop, left only by a return or a throw
 
     /// Where the next record goes, and which old records go: read with the keys a change reads.
     struct Sequence: Sendable {
@@ -269,10 +269,9 @@
       let request = EtcdTransactionRequest(compare: [], success: ranges.map { .init(requestRange: $0) })
       let (response, endpoint) = try await gateway.call("/v3/kv/txn", request, as: EtcdTransactionResponse.self)
       let answers = response.responses ?? []
+      let (server, notEtcd) = (gateway.endpoints[endpoint], "its answer to a transaction of reads is not etcd's")
       guard answers.count == ranges.count, let revision = response.header.revision?.value else {
-        throw FleetError(
-          .invalidResponse(
-            server: gateway.endpoints[endpoint], reason: "its answer to a transaction of reads is not etcd's"))
+        throw FleetError(.invalidResponse(server: server, reason: notEtcd))  // coverage:ignore — a peer not etcd
       }
       return (revision, answers.map { $0.responseRange?.kvs ?? [] })
     }
