@@ -236,7 +236,9 @@
             throw FleetError(.timedOut(server: server, after: timeout))  // coverage:ignore — a member gone silent
           }
           defer { group.cancelAll() }
-          guard let first = try await group.next() else { throw FleetError(.cancelled) }  // coverage:ignore — two tasks
+          guard let first = try await group.next() else {
+            throw FleetError(.cancelled)  // coverage:ignore — the group holds two tasks, so it answers
+          }
           return first
         }
       } catch {
