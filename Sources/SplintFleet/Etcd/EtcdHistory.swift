@@ -78,6 +78,7 @@
     /// ```
     ///
     /// - Parameters:
+    ///   - suite: The suite, as `SettingsStore(suite:)` names it.
     ///   - key: Only the changes of this key, and only it in them.
     ///   - limit: At most this many changes, the newest.
     /// - Throws: A ``FleetError``: the cluster unreachable, a role that may not read the suite or its records.
