@@ -235,10 +235,11 @@ public final class SettingsStore: Sendable {
   }
 
   /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version
-  /// (``schemaVersion``). System layers' keys are not among them: these are what export, reset and import work on.
+  /// (``schemaVersion``), nor `"$schema"`, which tells editors where the file's JSON Schema is (`splintctl schema`
+  /// sets it). System layers' keys are not among them: these are what export, reset and import work on.
   public var keys: [String] { file.keys }
 
-  /// Every key's value in the user's file (not `"$version"`'s, and not system layers' values, which
+  /// Every key's value in the user's file (not `"$version"`'s or `"$schema"`'s, and not system layers' values, which
   /// ``value(forKey:)`` finds). Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one
   /// ("é" written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }

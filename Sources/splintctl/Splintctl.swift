@@ -20,9 +20,9 @@ struct Splintctl: ParsableCommand {
     discussion: """
       Secrets (`splintctl secret ...`) are the items secret-tool, Python keyring and go-keyring use: attributes \
       `service` and `username`. Settings (`get`, `set`, `delete`, `list`, `path`, `watch`, and `export`, \
-      `import`, `reset` to move them between machines or start over) are the JSON files Splint's SettingsStore \
-      uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
-      with a throw-away Secret Service, as tests in CI need.
+      `import`, `reset` to move them between machines or start over, `schema` to have editors check them) are \
+      the JSON files Splint's SettingsStore uses; name one with --suite or --file. `splintctl sandbox -- \
+      COMMAND` runs a command with a throw-away Secret Service, as tests in CI need.
 
       Environment:
         SPLINT_CREDENTIAL_STORES
@@ -73,7 +73,7 @@ struct Splintctl: ParsableCommand {
     subcommands: [
       SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
       PathCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, ResetCommand.self,
-      SandboxCommand.self,
+      SchemaCommand.self, SandboxCommand.self,
     ] + fleetCommands
   )
 
