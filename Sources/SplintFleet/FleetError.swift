@@ -27,7 +27,22 @@
       case copyTooLarge(suite: String, size: Int, limit: Int)
       case copyFailed(SettingsError)
       case conflict(key: String)
+      case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
+      case revisionNotKept(suite: String, revision: Int64, reason: String)
       case cancelled
+    }
+
+    /// etcd's limits on one transaction, as an error names them.
+    package struct TransactionLimits: Sendable, Hashable {
+      /// The most comparisons, and the most operations, one transaction may hold (etcd's `--max-txn-ops`).
+      package let operations: Int
+      /// The largest request, in bytes (etcd's `--max-request-bytes`).
+      package let bytes: Int
+
+      package init(operations: Int, bytes: Int) {
+        self.operations = operations
+        self.bytes = bytes
+      }
     }
 
     /// The situation, with its details.
@@ -79,6 +94,12 @@
       public static let copyFailed = Code("copyFailed")
       /// The keys changed in the cluster while a change was being made: nothing was changed.
       public static let conflict = Code("conflict")
+      /// A change would take one transaction larger than etcd takes (its `--max-txn-ops` or `--max-request-bytes`):
+      /// nothing was changed, and nothing is split.
+      public static let transactionTooLarge = Code("transactionTooLarge")
+      /// What a suite held at a revision is no longer known: etcd compacted its history past it, and the records of
+      /// changes do not reach it.
+      public static let revisionNotKept = Code("revisionNotKept")
       /// The task was cancelled.
       public static let cancelled = Code("cancelled")
     }
@@ -104,6 +125,8 @@
       case .copyTooLarge: .copyTooLarge
       case .copyFailed: .copyFailed
       case .conflict: .conflict
+      case .transactionTooLarge: .transactionTooLarge
+      case .revisionNotKept: .revisionNotKept
       case .cancelled: .cancelled
       }
     }
@@ -115,7 +138,9 @@
       switch situation {
       case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
-        .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed, .cancelled:
+        .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed,
+        .transactionTooLarge,
+        .revisionNotKept, .cancelled:
         false
       }
     }
@@ -130,7 +155,7 @@
         .copyFailed, .cancelled:
         true
       case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
-        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict:
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept:
         false
       }
     }
@@ -220,7 +245,10 @@
       case .permissionDenied(let server, let what):
         return (
           "\(server) does not let this user \(what).",
-          "Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs only read)."
+          """
+          Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs \
+          only read; a writer needs readwrite there and on /splint.history/, where each change is recorded).
+          """
         )
       case .rejected(let server, let message):
         return ("\(server) refused the request: \(message).", nil)
@@ -259,6 +287,26 @@
         return ("The machine's copy could not be written: \(error.summary)", error.remedy)
       case .conflict(let key):
         return ("\(key) changed in the cluster while it was being changed here: nothing was changed.", "Try again.")
+      case .transactionTooLarge(let what, let compares, let operations, let bytes, let limits):
+        return (
+          """
+          \(what) takes one transaction of \(compares) comparisons and \(operations) operations, about \(bytes) bytes; \
+          etcd takes at most \(limits.operations) of each (--max-txn-ops) and \(limits.bytes) bytes (--max-request-bytes).
+          """,
+          """
+          Nothing was changed: a change is never split, so that no machine sees part of it. Make the suite smaller \
+          (fewer or smaller values), or raise the cluster's --max-txn-ops and --max-request-bytes and give the same \
+          to splintctl (--max-txn-ops, --max-request-bytes).
+          """
+        )
+      case .revisionNotKept(let suite, let revision, let reason):
+        return (
+          "What \(suite) held at revision \(revision) is not known: \(reason).",
+          """
+          Give a revision etcd still holds, or one the records of changes reach (`splintctl fleet history --suite \
+          \(suite)` shows both).
+          """
+        )
       case .cancelled:
         return ("The operation was cancelled.", nil)
       }

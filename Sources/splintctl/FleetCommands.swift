@@ -30,12 +30,15 @@ import SplintSettings
         them (/var/lib/splint-fleet/<suite>.json for root and the splint-fleet user, \
         $XDG_STATE_HOME/splint-fleet/<suite>.json otherwise, $SPLINT_FLEET_DIRECTORY when set), which \
         SettingsStore(suite:) reads below the user's own file; `fleet status` tells how the copy fares; `fleet \
-        set`, `get`, `delete`, `list` and `enforce` change and read the cluster (etcdctl works as well). The \
-        SettingsForAFleet guide has the whole picture.
+        set`, `get`, `delete`, `list` and `enforce` change and read the cluster (etcdctl works as well). Each change \
+        they make is recorded beside the suite (/splint.history/<suite>/), with who made it: `fleet history` shows \
+        a suite's changes, `fleet diff` what differs between two revisions, `fleet rollback` puts a suite back as \
+        it was. The SettingsForAFleet guide has the whole picture.
         """,
       subcommands: [
         FleetFollowCommand.self, FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self,
-        FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self,
+        FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self, FleetHistoryCommand.self,
+        FleetDiffCommand.self, FleetRollbackCommand.self,
       ])
   }
 
@@ -145,8 +148,10 @@ import SplintSettings
       case .invalidConfiguration, .insecureEndpoint, .notJSON, .reservedKey:
         ExitStatus.usage
       case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .keyTooLong,
-        .copyTooLarge, .copyFailed, .conflict, .cancelled:
+        .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .cancelled:
         ExitStatus.failure
+      case .conflict:
+        ExitStatus.tryAgain
       }
     }
   }
@@ -333,7 +338,8 @@ import SplintSettings
         Prints what was written and the cluster's revision it was written at (a machine's copy holds it once its \
         revision, in `fleet status`, reaches that), and says so when the key is new to the suite, naming its keys \
         that are close (a misspelt key is a new one). With --json: {"suite": S, "key": K, "value": VALUE, \
-        "revision": N, "new": BOOL}.
+        "revision": N, "new": BOOL}. The change is recorded, with who made it (`fleet history`). With --dry-run, \
+        nothing is written: it prints the diff the write would make (with --json, as `fleet diff --json` does).
         """)
 
     @Option(help: "The suite.")
@@ -351,7 +357,12 @@ import SplintSettings
     @Flag(help: "Print what was written as one JSON object.")
     var json = false
 
+    @Flag(help: "Write nothing: print the diff the write would make.")
+    var dryRun = false
+
     @OptionGroup var cluster: ClusterOptions
+
+    @OptionGroup var records: RecordOptions
 
     func run() async throws {
       let text = string ? JSONValue.string(value).description : value
@@ -370,7 +381,14 @@ import SplintSettings
             a string: \(command) \(shellQuoted(value)) --string.
             """, ExitStatus.usage)
       }
-      let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
+      let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
+      if dryRun {
+        let diff = try await endpoints.reporting { () throws(FleetError) in
+          try await cluster.diff(settingValues: [(key, text)], suite: suite)
+        }
+        printDryRun(diff, text: text)
+        return
+      }
       let written = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.setValue(jsonText: text, forKey: key, suite: suite)
       }
@@ -393,6 +411,26 @@ import SplintSettings
           "\(key) is a new key: \(suite) held no value of it before\(closeKeys(to: key, in: others, of: suite)).")
       }
     }
+
+    /// Prints what setting the key to `text` would change.
+    private func printDryRun(_ diff: EtcdCluster.Diff, text: String) {
+      if json {
+        Output.line(diffJSON(diff, extra: ["dryRun": true]).description)
+      } else if diff.differences.isEmpty {
+        Output.line(
+          """
+          \(key) in \(suite) already holds \(shownText(text)): setting it would change nothing (dry run; the cluster \
+          is at revision \(diff.fromRevision))
+          """)
+      } else {
+        Output.line(
+          """
+          Setting \(key) in \(suite) would change (dry run: nothing was written; the cluster is at revision \
+          \(diff.fromRevision)):
+          """)
+        printDifferences(diff)
+      }
+    }
   }
 
   struct FleetDeleteCommand: AsyncParsableCommand {
@@ -402,7 +440,8 @@ import SplintSettings
         "Remove a fleet setting: programs read their own value, or the default, again. Removing one that is not set succeeds.",
       discussion: """
         Prints what was removed and the cluster's revision it was removed at. With --json: {"suite": S, "key": K, \
-        "revision": N, "removed": BOOL} (false when the suite held no such key).
+        "revision": N, "removed": BOOL} (false when the suite held no such key). The change is recorded, with who \
+        made it (`fleet history`).
         """)
 
     @Option(help: "The suite.")
@@ -413,11 +452,13 @@ import SplintSettings
 
     @OptionGroup var cluster: ClusterOptions
 
+    @OptionGroup var records: RecordOptions
+
     @Flag(help: "Print what was removed as one JSON object.")
     var json = false
 
     func run() async throws {
-      let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
+      let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
       let removed = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.removeValue(forKey: key, suite: suite)
       }
@@ -468,7 +509,7 @@ import SplintSettings
         the suite holds no value of is refused (exit status 1), as a misspelt one would be, unless --allow-unset \
         says it is set later. Prints what changed and the cluster's revision it changed at. With --json: \
         {"suite": S, "key": K, "enforced": BOOL, "revision": N, "changed": BOOL} (false when the list already said \
-        so).
+        so). The change is recorded, with who made it (`fleet history`).
         """)
 
     @Option(help: "The suite.")
@@ -488,8 +529,10 @@ import SplintSettings
 
     @OptionGroup var cluster: ClusterOptions
 
+    @OptionGroup var records: RecordOptions
+
     func run() async throws {
-      let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
+      let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
       if !stop, !allowUnset {
         let keys = try await endpoints.reporting { () throws(FleetError) in
           try await cluster.storedValues(suite: suite).map(\.key)

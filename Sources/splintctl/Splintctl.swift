@@ -65,6 +65,9 @@ struct Splintctl: ParsableCommand {
             is sealed, unreachable, or has no valid login
         70  any other failure, such as a settings file that cannot be written,
             or a vault's policy that refuses
+        75  a fleet change found the cluster changed since it read it (a key
+            changed since `fleet rollback` showed its diff): nothing was
+            changed; try again
       """,
     version: version,
     subcommands: [
@@ -128,6 +131,8 @@ enum ExitStatus {
   static let usage = ExitCode(64)
   static let unavailable = ExitCode(69)
   static let failure = ExitCode(70)
+  /// The cluster changed meanwhile: nothing was changed, and trying again may succeed (sysexits' EX_TEMPFAIL).
+  static let tryAgain = ExitCode(75)
 }
 
 /// Prints what went wrong to standard error, as people read it, and returns `status` to throw: `splintctl: ` and what

@@ -384,6 +384,6 @@
 
   extension ProgramOutput {
     /// Standard error with its lines joined by spaces: a message as it reads, whatever lines splintctl broke it into.
-    fileprivate var errorText: String { stderr.split(separator: "\n").joined(separator: " ") }
+    var errorText: String { stderr.split(separator: "\n").joined(separator: " ") }
   }
 #endif

@@ -24,7 +24,10 @@
         (.init(.insecureEndpoint("http://10.0.0.1:2379")), .insecureEndpoint, false, ["plain HTTP", "https"]),
         (.init(.noPassword(user: "r", reason: "none.")), .noPassword, false, ["etcd__r", "secret store etcd r"]),
         (.init(.authenticationFailed(user: "r", server: "http://h:1")), .authenticationFailed, false, ["user r"]),
-        (.init(.permissionDenied(server: "http://h:1", what: "read")), .permissionDenied, false, ["grant-permission"]),
+        (
+          .init(.permissionDenied(server: "http://h:1", what: "read")), .permissionDenied, false,
+          ["grant-permission", "/splint.history/"]
+        ),
         (.init(.rejected(server: "http://h:1", message: "nope")), .rejected, false, ["nope"]),
         (.init(.notJSON(key: "k", reason: "line 1")), .notJSON, false, ["not JSON", "in quotes"]),
         (.init(.reservedKey("$k")), .reservedKey, false, ["reserves", "$enforced"]),
@@ -35,6 +38,17 @@
           ["/c.json", "disk full"]
         ),
         (.init(.conflict(key: "$enforced")), .conflict, true, ["nothing was changed", "Try again"]),
+        (
+          .init(
+            .transactionTooLarge(
+              what: "Rolling s back", compares: 131, operations: 130, bytes: 9000,
+              limits: .init(operations: 128, bytes: 1000))), .transactionTooLarge, false,
+          ["131 comparisons and 130 operations", "at most 128 of each (--max-txn-ops)", "never split"]
+        ),
+        (
+          .init(.revisionNotKept(suite: "s", revision: 7, reason: "it is compacted")), .revisionNotKept, false,
+          ["revision 7 is not known: it is compacted", "fleet history --suite s"]
+        ),
         (.init(.cancelled), .cancelled, false, ["cancelled"]),
       ]
       for (error, code, transient, says) in cases {

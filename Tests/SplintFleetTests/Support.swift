@@ -122,6 +122,24 @@
     return (etcd, EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3)))
   }
 
+  /// A one-member cluster with authentication on, as a fleet runs it: `root` (password `rootpw`, what etcdctl changes
+  /// are made as), `reader` (read-only on /splint/), and `alice` and `bob`, who may read and write the settings and
+  /// their records; and an `EtcdCluster` for each writer, whose records name `test as NAME`.
+  func startAuthenticatedCluster() async throws -> (etcd: LocalEtcd, alice: EtcdCluster, bob: EtcdCluster) {
+    let etcd = try await LocalEtcd.start(size: 1)
+    try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
+    var writers: [EtcdCluster] = []
+    for name in ["alice", "bob"] {
+      try await etcd.addUser(name, password: "\(name)pw", readWrite: ["/splint/", "/splint.history/"])
+      var writer = EtcdCluster(
+        endpoints: etcd.endpoints, user: name, password: try password("\(name)pw", for: name),
+        requestTimeout: .seconds(5))
+      writer.recording = EtcdCluster.Recording(command: "test as \(name)")
+      writers.append(writer)
+    }
+    return (etcd, writers[0], writers[1])
+  }
+
   /// A credential store holding one password, for a cluster's user.
   func password(_ secret: String, for user: String) throws -> Credential {
     let credential = Credential(service: "etcd", account: user, store: InMemoryCredentialStore())

@@ -283,9 +283,13 @@ public final class LocalEtcd: Sendable {
     return revision
   }
 
-  /// Compacts the history up to the cluster's revision now: a watch from an older revision is cancelled.
-  public func compact() async throws {
-    try await etcdctl(["compact", String(try await revision()), "--physical"])
+  /// Compacts the history up to the cluster's revision now (as `user`, `NAME:PASSWORD`, once authentication is on):
+  /// a watch from an older revision is cancelled. The revision it compacted at.
+  @discardableResult
+  public func compact(user: String? = nil) async throws -> Int64 {
+    let revision = try await revision()
+    try await etcdctl(["compact", String(revision), "--physical"], user: user)
+    return revision
   }
 
   /// Turns authentication on, with `root` (password `rootpw`) and a user `user`, of a role that may only read
@@ -299,6 +303,18 @@ public final class LocalEtcd: Sendable {
     try await etcdctl(["role", "grant-permission", "\(user)-role", "read", prefix, "--prefix=true"])
     try await etcdctl(["user", "grant-role", user, "\(user)-role"])
     try await etcdctl(["auth", "enable"])
+  }
+
+  /// Adds, once authentication is on (``enableAuthentication(user:password:readOnly:)``), the user `name` with
+  /// `password`, of a role of its own that may read and write each of `prefixes`.
+  public func addUser(_ name: String, password: String, readWrite prefixes: [String]) async throws {
+    let root = "root:rootpw"
+    try await etcdctl(["user", "add", "\(name):\(password)"], user: root)
+    try await etcdctl(["role", "add", "\(name)-role"], user: root)
+    for prefix in prefixes {
+      try await etcdctl(["role", "grant-permission", "\(name)-role", "readwrite", prefix, "--prefix=true"], user: root)
+    }
+    try await etcdctl(["user", "grant-role", name, "\(name)-role"], user: root)
   }
 }
 

@@ -242,12 +242,13 @@
 
     /// Starts a watch of `key`..<`rangeEnd` from `revision` on endpoint `index`, with progress notifications, and
     /// the header that makes a member without a leader end it (etcd #10819): its lines, once the member has
-    /// answered.
+    /// answered. With `prevKV`, each event carries the key as it was before.
     func watch(
-      from revision: Int64, key: [UInt8], rangeEnd: [UInt8], on index: Int
+      from revision: Int64, key: [UInt8], rangeEnd: [UInt8], on index: Int, prevKV: Bool = false
     ) async throws(FleetError) -> FleetHTTPClient.Lines {
       let request = EtcdWatchRequest(
-        createRequest: .init(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), startRevision: String(revision)))
+        createRequest: .init(
+          key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), startRevision: String(revision), prevKV: prevKV))
       var headers = try await headers(on: index)
       headers.add(name: "Grpc-Metadata-Hasleader", value: "true")
       let stream: FleetHTTPClient.Stream
@@ -270,6 +271,9 @@
     /// requests of 1.5 MiB unless told otherwise. A longer line is not read: the follower reads the keys again
     /// instead, in bounded parts.
     static let maximumWatchLine = 16 << 20
+
+    /// The endpoint tried first: the one that answered last.
+    var preferredEndpoint: Int { preferred.load(ordering: .relaxed) }
 
     /// Makes the endpoint after `index` the one tried first, unless another already is: `index` failed while it was
     /// being watched.
