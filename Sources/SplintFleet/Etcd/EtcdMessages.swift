@@ -96,7 +96,6 @@
     var revision: String?
     var keysOnly: Bool?
     var countOnly: Bool?
-    var revision: String?
     var sortOrder: String?
     var sortTarget: String?
 
