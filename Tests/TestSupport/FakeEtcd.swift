@@ -44,7 +44,7 @@ public final class FakeEtcd: Sendable {
   public static let gatewayFaults = [
     "grpc-1", "grpc-2", "grpc-3", "grpc-4", "grpc-5", "grpc-6", "grpc-8", "grpc-9", "grpc-10", "grpc-11", "grpc-12",
     "grpc-13", "grpc-14", "grpc-15", "no-leader", "http-404", "http-500-text", "http-502-html", "http-503",
-    "not-json", "no-header", "revision-max", "revision-negative", "other-cluster", "closed", "half-answer",
+    "not-json", "not-http", "no-header", "revision-max", "revision-negative", "other-cluster", "closed", "half-answer",
     "watch-ends", "watch-error-line", "watch-cancelled", "watch-compacted-max", "watch-event-revision-max",
     "watch-garbage-line",
   ]
@@ -173,6 +173,8 @@ public final class FakeEtcd: Sendable {
         if name == "http-502-html": return await respond(writer, 502, b"<html>bad gateway</html>", "text/html", "Bad Gateway")
         if name == "http-503": return await respond(writer, 503, b"", "text/plain", "Unavailable")
         if name == "not-json": return await respond(writer, 200, b"this is not json")
+        if name == "not-http":
+            writer.write(b"SSH-2.0-OpenSSH_9.2\r\n\r\n"); await writer.drain(); writer.close(); return
         if name == "no-header": return await respond(writer, 200, {"kvs": []})
         if name == "revision-max": return await respond(writer, 200, {"header": header(9223372036854775807), "count": "0", "kvs": []})
         if name == "revision-negative": return await respond(writer, 200, {"header": header(-5), "count": "0", "kvs": []})
