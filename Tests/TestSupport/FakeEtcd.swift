@@ -12,8 +12,9 @@ import Glibc
 /// - `store`: the suite holds the keys of ``Key``s given, and the watch, once made, says nothing more. A range honours
 ///   `limit` (with `more`), `revision`, `keys_only` and `count_only`, as etcd does.
 /// - `proxy`: every request is passed to the member at `upstream` and its answer back, but for the requests the
-///   faults name: the first request answered with the first fault, the third with the second, and so on (every other
-///   request, so that the follower gets on between two); once the faults are used up, everything is passed.
+///   faults name, each meeting the request it is written for: every watch the next `watch-` fault, every other one of
+///   the other requests the next other fault (so that the follower gets on between two); once the faults are used
+///   up, everything is passed.
 ///
 /// What it answered with each fault is printed a line each (`fault NAME`), as it answers.
 public final class FakeEtcd: Sendable {
@@ -223,8 +224,13 @@ public final class FakeEtcd: Sendable {
                 method, path, headers, body = request
                 requests += 1
                 if scenario == "proxy":
-                    if requests % 2 == 1 and (requests // 2) < len(faults):
-                        await fault(faults[requests // 2], writer, path)
+                    # Each fault meets what it is written for: every watch meets the next of a watch's faults, and
+                    # every other one of the other requests the next of the others.
+                    watch = path == "/v3/watch"
+                    kind = [f for f in faults if f.startswith("watch-") == watch]
+                    if kind and (watch or requests % 2 == 1):
+                        faults.remove(kind[0])
+                        await fault(kind[0], writer, path)
                         if writer.is_closing(): return
                         continue
                     return await proxy(method, path, headers, body, writer)

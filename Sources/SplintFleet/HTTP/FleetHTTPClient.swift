@@ -221,7 +221,7 @@
                 error, url: lines.url, timeout: lines.timeout, cancelled: Task.isCancelled)
             }
           }
-        }
+        }  // coverage:ignore — a function left only from inside its endless loop
 
         /// Adds `bytes` to the line being put together, within the limit.
         private mutating func take(_ bytes: ByteBufferView.SubSequence) throws(FleetTransportError) {
