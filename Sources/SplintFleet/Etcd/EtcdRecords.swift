@@ -353,13 +353,19 @@
 
     /// About how many bytes `request` takes as etcd's Raft request (its protocol buffer, which `--max-request-bytes`
     /// bounds): its keys and values, and a few bytes for each field.
+    /// (A sum a term at a time: as one expression, Swift 6.2's type checker gave up on it.)
     static func estimatedSize(of request: EtcdTransactionRequest) -> Int {
-      let compares = request.compare.reduce(0) { $0 + $1.key.bytes.count + ($1.rangeEnd?.bytes.count ?? 0) + 24 }
-      let operations = request.success.reduce(0) { total, operation in
-        total + (operation.requestPut.map { $0.key.bytes.count + $0.value.bytes.count + 16 } ?? 0)
-          + (operation.requestDeleteRange.map { $0.key.bytes.count + ($0.rangeEnd?.bytes.count ?? 0) + 16 } ?? 0)
+      var size = 64
+      for compare in request.compare {
+        size += compare.key.bytes.count + (compare.rangeEnd?.bytes.count ?? 0) + 24
       }
-      return 64 + compares + operations
+      for operation in request.success {
+        if let put = operation.requestPut { size += put.key.bytes.count + put.value.bytes.count + 16 }
+        if let delete = operation.requestDeleteRange {
+          size += delete.key.bytes.count + (delete.rangeEnd?.bytes.count ?? 0) + 16
+        }
+      }
+      return size
     }
   }
 

@@ -47,8 +47,10 @@
       /// The bytes the copy's settings take, as the cluster holds them, with its enforced keys and the keys it
       /// lists as left out.
       var size: Int {
-        values.reduce(0) { $0 + $1.key.utf8.count + $1.value.size } + enforced.reduce(0) { $0 + $1.utf8.count + 3 }
-          + skipped.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        let valuesSize: Int = values.reduce(0) { $0 + $1.key.utf8.count + $1.value.size }
+        let enforcedSize: Int = enforced.reduce(0) { $0 + $1.utf8.count + 3 }
+        let skippedSize: Int = skipped.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        return valuesSize + enforcedSize + skippedSize
       }
     }
 
