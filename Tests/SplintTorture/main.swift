@@ -118,6 +118,7 @@ func run(_ arguments: [String]) async throws {
     #if SplintFleet
       scenarios += [
         ("fleet", { await fleetUnderFaults(quick: quick) }),
+        ("fleet-history", { await rollbacksAmongWriters(quick: quick) }),
         ("fleet-memory", { await fleetMemoryScenario(quick: quick) }),
         ("vault-reads", { await vaultReadsScenario(quick: quick) }),
       ]
