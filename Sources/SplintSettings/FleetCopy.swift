@@ -29,6 +29,12 @@ package enum FleetCopy {
   /// The reserved member that lists the keys the fleet enforces.
   package static let enforcedKey = "$enforced"
 
+  /// Whether `key` is reserved: it starts with `$`. A copy keeps its own members under such keys (``metadataKey``,
+  /// ``enforcedKey``), so a fleet never holds one as a setting: a cluster refuses to store one, a follower leaves one
+  /// out, and no store reads one from a copy (a user's file and the system files may hold one, such as
+  /// `"$version"`).
+  package static func isReserved(_ key: some StringProtocol) -> Bool { key.hasPrefix("$") }
+
   /// The copies a store of `suite` reads, first wins: the one in `$SPLINT_FLEET_DIRECTORY` alone when that is set;
   /// else this user's own (`$XDG_STATE_HOME/splint-fleet`, or `~/.local/state/splint-fleet`), then the system's
   /// (`/var/lib/splint-fleet`). None of them need exist.

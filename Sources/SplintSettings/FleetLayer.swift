@@ -86,6 +86,18 @@ final class FleetLayer: Sendable {
     return file.storedValue(key)
   }
 
+  /// The keys the copy enforces now, with their values: those its `"$enforced"` lists (not reserved ones) and that it
+  /// holds, if it may enforce keys; from memory.
+  func enforcedValues() -> [JSONKey: JSONValue] {
+    let listed = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
+    guard !listed.isEmpty, isTrusted else { return [:] }
+    var values: [JSONKey: JSONValue] = [:]
+    for key in listed where !FleetCopy.isReserved(key.text) {
+      if let value = file.storedValue(key) { values[key] = value }
+    }
+    return values
+  }
+
   /// Whether the copy may enforce keys: judged again whenever its content changes (``FleetCopy/trustProblem(ofCopyAt:)``).
   var isTrusted: Bool { trustProblem == nil }
 

@@ -96,7 +96,7 @@ final class SettingsFile: WatchedFile {
     var version: UInt64 = 1
     var nextID: UInt64 = 0
     var observers: [JSONKey: [UInt64: Observer]] = [:]
-    var changeStreams: [UInt64: AsyncStream<Set<JSONKey>>.Continuation] = [:]
+    var changeStreams: [UInt64: ChangeStream] = [:]
     /// Told of each change after the locks are released: the stores that use this file as a system layer, which
     /// look at other files before they announce a change.
     var changeObservers: [UInt64: @Sendable (Set<JSONKey>) -> Void] = [:]
@@ -117,6 +117,13 @@ final class SettingsFile: WatchedFile {
     /// Stored values that do not decode as a setting on them expects (``SettingsError/undecodableValue(key:expected:reason:)``),
     /// by key and expected type, which a new error stream hears after the file's problems, until they decode.
     var undecodable: [Expectation: SettingsError] = [:]
+  }
+
+  /// A stream that hears each change from inside it, and which of the changed keys it is told (all, without a
+  /// filter).
+  private struct ChangeStream {
+    let continuation: AsyncStream<Set<JSONKey>>.Continuation
+    let filter: (@Sendable (Set<JSONKey>) -> Set<JSONKey>)?
   }
 
   /// A key, and the type a setting on it expects.
@@ -569,7 +576,10 @@ final class SettingsFile: WatchedFile {
       shared.values = values
       shared.version += 1
       published.store(shared.version, ordering: .releasing)
-      for stream in shared.changeStreams.values { stream.yield(changed) }
+      for stream in shared.changeStreams.values {
+        let told = stream.filter.map { $0(changed) } ?? changed
+        if !told.isEmpty { stream.continuation.yield(told) }
+      }
       // In the keys' order, so that what observers hear does not change from run to run.
       let calls = changed.sorted().flatMap { key in
         (shared.observers[key] ?? [:]).sorted { $0.key < $1.key }.map { ($0.value, values[key]) }
@@ -711,10 +721,15 @@ final class SettingsFile: WatchedFile {
 
   /// Yields the set of keys that changed to `continuation`, once per change, from inside the change (so in order).
   ///
+  /// - Parameter filter: Which of the keys that changed to yield (nothing is yielded when it keeps none); called
+  ///   inside the change, under this file's lock, so it must take no other file's.
   /// - Returns: The identifier that ``stopTelling(_:)`` takes.
-  func tellChanges(to continuation: AsyncStream<Set<JSONKey>>.Continuation) -> UInt64 {
+  func tellChanges(
+    to continuation: AsyncStream<Set<JSONKey>>.Continuation,
+    filter: (@Sendable (Set<JSONKey>) -> Set<JSONKey>)? = nil
+  ) -> UInt64 {
     let id = makeObserverID()
-    shared.withLock { $0.changeStreams[id] = continuation }
+    shared.withLock { $0.changeStreams[id] = ChangeStream(continuation: continuation, filter: filter) }
     return id
   }
 

@@ -46,6 +46,8 @@ public final class SettingsStore: Sendable {
   let fleetLayers: [FleetLayer]
   /// The system layers, first wins; never written.
   let systemFiles: [SettingsFile]
+  /// The files, in the order their values win.
+  var layers: SettingsLayers { SettingsLayers(user: file, copies: fleetLayers, system: systemFiles) }
 
   /// The store for this program: the suite named after the executable.
   public static let standard = SettingsStore(suite: ProcessInfo.processInfo.processName)
