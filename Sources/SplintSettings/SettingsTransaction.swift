@@ -106,12 +106,15 @@ public struct SettingsTransaction {
 
   private func value<Value: SettingValue>(forKey name: String, default defaultValue: Value) -> Value {
     let key = JSONKey(name)
-    var json = self[name]
-    if let store {
-      if enforced[key] != nil, let forced = store.fleetLayers.lazy.compactMap({ $0.enforcedValue(key) }).first {
-        json = forced
-      }
-      json = json ?? store.lowerLayers(for: name).lazy.compactMap { $0.storedValue(key) }.first
+    let own = self[name]
+    var json = own
+    if let layers = store?.layers {
+      // The user's value is this transaction's; the other files' are in memory, brought up to date before the update
+      // took its lock (which a look at them now would have to take).
+      let enforced = enforced[key] != nil ? layers.enforcement(of: name, refreshing: false) : nil
+      json =
+        layers.resolve(name, enforced: enforced) { _, file in file === layers.user ? own : file.storedValue(key) }?
+        .value
     }
     guard let json else {
       return defaultValue

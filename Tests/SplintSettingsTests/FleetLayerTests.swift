@@ -139,6 +139,45 @@ import Testing
     #expect(store.origin(ofKey: "interval") == .user(user))
   }
 
+  @Test("splintctl watch prints nothing when what the fleet enforces changes and no value in effect does")
+  func watchTellsChangedValuesOnly() async throws {
+    let copy = scratch.url("fleet", "app.json")
+    let home = scratch.url("home")
+    try save(#"{"mode": "mine"}"#, to: home.appendingPathComponent("app/settings.json"))
+    let values: [String: JSONValue] = ["interval": 60, "mode": "fleet's"]
+    let writer = try follow(values, at: copy)
+    var environment = ProcessInfo.processInfo.environment
+    environment["SPLINT_FLEET_DIRECTORY"] = scratch.url("fleet").path
+    environment["XDG_CONFIG_HOME"] = home.path
+    environment["XDG_CONFIG_DIRS"] = scratch.url("xdg").path
+    let watcher = try await Programs.start(
+      [Programs.helper("splintctl"), "watch", "--suite", "app"], environment: environment)
+    defer { watcher.send(SIGTERM) }
+    // The watcher may not be watching yet: change the copy until it tells, then end that with one more change.
+    var attempt = 0
+    let started = await eventually {
+      attempt += 1
+      _ = try? follow(values.merging(["ready": .int(attempt)]) { $1 }, at: copy, writer: writer)
+      return watcher.stdoutSoFar.contains("ready ")
+    }
+    #expect(started, "\(watcher.stdoutSoFar)")
+    try follow(values, at: copy, writer: writer)
+    #expect(await eventually { watcher.stdoutSoFar.hasSuffix("ready removed\n") }, "\(watcher.stdoutSoFar)")
+    let mark = watcher.stdoutSoFar.count
+    let since = { String(watcher.stdoutSoFar.dropFirst(mark)) }
+    // Enforcing interval changes no value (the user's file has none): nothing to print. Enforcing mode does: the
+    // fleet's value takes the user's place. Then both again as they were: mode is the user's once more.
+    try follow(values, enforced: ["interval"], at: copy, writer: writer)
+    try follow(values, enforced: ["interval", "mode"], at: copy, writer: writer)
+    #expect(await eventually { since().hasSuffix("mode \"fleet's\"\n") }, "\(since())")
+    #expect(since() == "mode \"fleet's\"\n")
+    try follow(values, at: copy, writer: writer)
+    #expect(await eventually { since().hasSuffix("mode \"mine\"\n") }, "\(since())")
+    #expect(since() == "mode \"fleet's\"\nmode \"mine\"\n")
+    watcher.send(SIGTERM)
+    _ = await watcher.wait()
+  }
+
   @Test("a copy another user could have written enforces nothing, and says why")
   func untrusted() async throws {
     let directory = scratch.url("fleet")

@@ -6,8 +6,9 @@ import Testing
 @testable import SplintSettings
 
 /// Which file a key's value comes from, over every combination of the user's file, a fleet copy, an enforced key, a
-/// system file and the default, and what `changes()` tells of a change in each: the store's reads, a `Setting`'s, and
-/// the layers' own answers, against the rule written out here once more.
+/// system file and the default, and what `changes()` tells of a change in each: the store's reads, a `Setting`'s and
+/// a transaction's, against the rule written out here once more; and a change is told exactly when a key's value in
+/// effect changes.
 @Suite struct PrecedenceTests {
   let scratch = Scratch()
 
@@ -58,7 +59,7 @@ import Testing
   static let keys = ["k", "$k"]
 
   /// One machine: a store with a user's file, a copy (written as its follower writes it) and a system file, a
-  /// setting on each key, and what its change streams told, both the store's and the layers'.
+  /// setting on each key, and what its changes told.
   final class Machine: Sendable {
     let user: URL
     let copy: URL
@@ -70,10 +71,9 @@ import Testing
     let userWriter: SettingsStore
     let systemWriter: SettingsStore
     let settings: [String: Setting<Int>]
-    let told: Shared<(old: [Set<JSONKey>], new: [Set<JSONKey>])>
+    let told: Shared<[Set<JSONKey>]>
     private let sentinel = Mutex(0)
-    private let stop: @Sendable () -> Void
-    private let readers: [Task<Void, Never>]
+    private let reader: Task<Void, Never>
 
     init(_ scratch: Scratch) throws {
       user = scratch.url("home", "app", "settings.json")
@@ -87,24 +87,15 @@ import Testing
       self.store = store
       settings = Dictionary(
         uniqueKeysWithValues: PrecedenceTests.keys.map { ($0, Setting($0, default: 0, store: store)) })
-      let old = store.changes()
-      let (new, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
-      stop = store.layers.tellChanges(to: continuation)
-      let told = Shared<(old: [Set<JSONKey>], new: [Set<JSONKey>])>(([], []))
+      let changes = store.changes()
+      let told = Shared<[Set<JSONKey>]>([])
       self.told = told
-      readers = [(old, true), (new, false)].map { stream, isOld in
-        Task { [told] in
-          for await keys in stream {
-            told.value.withLock { isOld ? $0.old.append(keys) : $0.new.append(keys) }
-          }
-        }
+      reader = Task {
+        for await keys in changes { told.value.withLock { $0.append(keys) } }
       }
     }
 
-    deinit {
-      for reader in readers { reader.cancel() }
-      stop()
-    }
+    deinit { reader.cancel() }
 
     /// Makes the files hold `state`, one write each.
     func write(_ state: State) throws {
@@ -124,20 +115,20 @@ import Testing
       }
     }
 
-    /// What each stream told since the last call: a change of the user's file's sentinel key, which each stream
-    /// tells after everything told before it (every change here is made in this process, and told before its write
-    /// returns), marks the end.
-    func toldSinceLastCall() async throws -> (old: Set<JSONKey>, new: Set<JSONKey>) {
+    /// What `changes()` told since the last call: a change of the user's file's sentinel key, which it tells after
+    /// everything told before it (every change here is made in this process, and told before its write returns),
+    /// marks the end.
+    func toldSinceLastCall() async throws -> Set<JSONKey> {
       let mark = sentinel.withLock { value in
         value += 1
         return value
       }
       try store.set(.int(mark), forKey: "sentinel")
       let isMark = { (keys: Set<JSONKey>) in keys == ["sentinel"] }
-      #expect(await eventually { told.value.withLock { isMark($0.old.last ?? []) && isMark($0.new.last ?? []) } })
+      #expect(await eventually { told.value.withLock { isMark($0.last ?? []) } })
       return told.value.withLock { told in
-        defer { told = ([], []) }
-        return (Set(told.old.dropLast().joined()), Set(told.new.dropLast().joined()))
+        defer { told = [] }
+        return Set(told.dropLast().joined())
       }
     }
 
@@ -153,56 +144,41 @@ import Testing
     }
   }
 
-  /// Checks every read of every key against the rule, in `state`.
-  private func check(_ machine: Machine, in state: State, trusted: Bool, _ comment: Comment) {
+  /// Checks every read of every key against the rule, in `state`: the store's, a `Setting`'s, a transaction's.
+  private func check(_ machine: Machine, in state: State, trusted: Bool, _ comment: Comment) throws {
     for key in Self.keys {
       let expected = machine.expected(key, in: state, trusted: trusted)
-      let resolved = machine.store.layers.resolve(key)
       #expect(machine.store.value(forKey: key) == expected.map { .int($0.value) }, "\(key): \(comment)")
       #expect(machine.store.origin(ofKey: key) == expected?.origin, "\(key): \(comment)")
-      #expect(resolved?.value == expected.map { .int($0.value) }, "\(key), the layers: \(comment)")
-      #expect(resolved?.origin == expected?.origin, "\(key), the layers: \(comment)")
       #expect(machine.settings[key]?.value == expected?.value ?? 0, "\(key), a Setting: \(comment)")
+      let read = try machine.store.update { $0[SettingKey(key, default: 0)] }
+      #expect(read == expected?.value ?? 0, "\(key), a transaction: \(comment)")
     }
   }
 
   @Test(
-    "old and new side by side: every combination of user file, fleet copy, enforced key, system file and default, and a change in each"
+    "every combination of user file, fleet copy, enforced key, system file and default, and a change in each: the value, its origin, and a change told exactly when the value in effect changes"
   )
-  func sideBySide() async throws {
+  func precedence() async throws {
     let machine = try Machine(scratch)
     try machine.write(State(user: nil, copy: 2, enforced: true, system: nil))
     let trusted = machine.store.fleetStatus.first?.isTrusted == true
     #expect(trusted || getuid() != 0, "root's copy, in root's directories, may enforce keys")
-    var differences = 0
     for state in State.all {
       for (change, next) in state.changes {
         try machine.write(state)
         _ = try await machine.toldSinceLastCall()
-        check(machine, in: state, trusted: trusted, "\(state)")
+        try check(machine, in: state, trusted: trusted, "\(state)")
         try machine.write(next)
         let told = try await machine.toldSinceLastCall()
-        check(machine, in: next, trusted: trusted, "\(state), then \(change)")
+        try check(machine, in: next, trusted: trusted, "\(state), then \(change)")
         let changed = Set(
           Self.keys.filter {
             machine.expected($0, in: state, trusted: trusted)?.value
               != machine.expected($0, in: next, trusted: trusted)?.value
           }.map { JSONKey($0) })
-        let comment: Comment = "\(state), then \(change): old \(told.old.sorted()), new \(told.new.sorted())"
-        #expect(told.new == changed, "a key whose value changed, and no other: \(comment)")
-        // The old code told keys whose value did not change (the copy's keys when what it enforces changes, the
-        // user's changes of a key a copy enforces), and missed two changes: a system file's change of a reserved
-        // key that a copy holds as its own member (a copy is never read for one), and the removal of an enforced
-        // key's value from the copy while the user's file holds one (the user's value is read from then on).
-        for key in told.new.subtracting(told.old) {
-          let known =
-            (key == "$k" && change.hasPrefix("system"))
-            || (key == "k" && change == "copy's value removed" && state.enforced && state.user != nil && trusted)
-          #expect(known, "a change the old code missed: \(comment)")
-        }
-        if told.old != told.new { differences += 1 }
+        #expect(told == changed, "\(state), then \(change): told \(told.sorted()), not \(changed.sorted())")
       }
     }
-    #expect(differences > 0 || !trusted, "the old code told what did not change when $enforced changed")
   }
 }
