@@ -339,17 +339,7 @@ public final class SettingsStore: Sendable {
   ///   must not be stored as if it were the value), or ``SettingsError/writeFailed(_:reason:)``.
   /// - Returns: What `body` returns.
   public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
-    // The other layers are brought up to date before the write takes the user file's lock: inside, a transaction
-    // reads them from memory, and takes no other file's lock.
-    for layer in layers.files.dropFirst() { layer.refreshUnlessWatched() }
-    let enforced = layers.enforcedKeys()
-    return try file.write(
-      { (document: inout SettingsDocument) throws -> T in
-        var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
-        let result = try body(&settings)
-        try commit(settings, to: &document)
-        return result
-      }, failed: { $0 })
+    try transact(body, failed: { $0 })
   }
 
   // MARK: - Reset, import
@@ -465,13 +455,11 @@ public final class SettingsStore: Sendable {
       version = imported.schemaVersion
     }
     let members = imported.keys.compactMap { key in imported[key].map { (key, $0) } }
-    let enforced = layers.enforcedKeys()
-    try file.write(
-      { (document: inout SettingsDocument) throws(SettingsError) in
-        var settings = SettingsTransaction(document: document, enforced: enforced)
-        if let version, document.schemaVersion != version {
-          guard document.keys.isEmpty || replacing else {
-            throw .versionMismatch(fileURL, imported: version, file: document.schemaVersion ?? -1)
+    try transact(
+      { (settings: inout SettingsTransaction) throws(SettingsError) in
+        if let version, settings.document.schemaVersion != version {
+          guard settings.keys.isEmpty || replacing else {
+            throw .versionMismatch(fileURL, imported: version, file: settings.document.schemaVersion ?? -1)
           }
           settings.document.schemaVersion = version
         }
@@ -480,7 +468,6 @@ public final class SettingsStore: Sendable {
           for key in settings.keys where !kept.contains(JSONKey(key)) { settings[key] = nil }
         }
         for (key, value) in members where settings[key] != value { settings[key] = value }
-        try commit(settings, to: &document)
       }, failed: { $0 })
   }
 
@@ -489,25 +476,35 @@ public final class SettingsStore: Sendable {
   private func edit<T: Sendable>(
     repairing: Bool = false, _ body: (inout SettingsTransaction) -> T
   ) throws(SettingsError) -> T {
+    try transact(
+      repairing: repairing, { (settings: inout SettingsTransaction) throws(SettingsError) in body(&settings) },
+      failed: { $0 })
+  }
+
+  /// One transaction on the user's file: `body` changes its content under the file's lock, and its changes are
+  /// written unless it throws, holds a value that cannot be stored, or read a stored value that does not decode.
+  ///
+  /// - Parameters:
+  ///   - repairing: Whether a file that is not JSON is set aside and replaced (see ``SettingsFile/write``).
+  ///   - failed: The caller's error for a `SettingsError`.
+  private func transact<T: Sendable, E: Error>(
+    repairing: Bool = false, _ body: (inout SettingsTransaction) throws(E) -> T, failed: (SettingsError) -> E
+  ) throws(E) -> T {
+    // The other layers are brought up to date before the write takes the user file's lock: inside, a transaction
+    // reads them from memory, and takes no other file's lock.
     for layer in layers.files.dropFirst() { layer.refreshUnlessWatched() }
     let enforced = layers.enforcedKeys()
     return try file.write(
-      { (document: inout SettingsDocument) throws(SettingsError) -> T in
+      { (document: inout SettingsDocument) throws(E) -> T in
         var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
-        let result = body(&settings)
-        try commit(settings, to: &document)
+        let result = try body(&settings)
+        if let failure = settings.failure {
+          file.report(failure)
+          throw failed(failure)
+        }
+        document = settings.document
         return result
-      }, failed: { $0 }, repairing: repairing)
-  }
-
-  /// Keeps a transaction's changes, unless it holds a value that cannot be stored, or read a stored value that does
-  /// not decode.
-  private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
-    if let failure = settings.failure {
-      file.report(failure)
-      throw failure
-    }
-    document = settings.document
+      }, failed: failed, repairing: repairing)
   }
 
   /// The keys whose value may have changed, one element per change (a batch update is one), whether the change was

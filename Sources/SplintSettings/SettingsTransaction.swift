@@ -17,7 +17,7 @@
 public struct SettingsTransaction {
   var document: SettingsDocument
   /// The store whose layers below the user's file a setting reads, from memory (brought up to date before the
-  /// update took its lock); nil for an import, which reads none.
+  /// update took its lock); nil for a migration, which reads none.
   let store: SettingsStore?
   /// The keys the fleet enforces, with the copy that does, as they were when the update began.
   let enforced: [JSONKey: URL]
