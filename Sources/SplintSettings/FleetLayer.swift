@@ -115,7 +115,7 @@ final class FleetLayer: Sendable {
     guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
     let enforced = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
     return FleetCopyStatus(
-      url: url, metadata: metadata, keys: file.keys.filter { !$0.hasPrefix("$") },
+      url: url, metadata: metadata, keys: file.keys.filter { !FleetCopy.isReserved($0) },
       enforcedKeys: enforced.map(\.text), isFollowed: FileIO.isFollowed(file.path + FileIO.followerLockSuffix),
       isTrusted: isTrusted)
   }

@@ -78,7 +78,7 @@
     ///   ``FleetError/Code/invalidConfiguration`` for an empty one, or a suite that is not a name.
     func key(_ key: String, suite: String) throws(FleetError) -> [UInt8] {
       guard !key.isEmpty else { throw FleetError(.invalidConfiguration("a setting's key is not empty.")) }
-      guard !key.hasPrefix("$") else { throw FleetError(.reservedKey(key)) }
+      guard !FleetCopy.isReserved(key) else { throw FleetError(.reservedKey(key)) }
       return try prefix(ofSuite: suite) + Array(key.utf8)
     }
 
@@ -110,7 +110,7 @@
       ).response
       return (response.kvs ?? []).compactMap { pair in
         let key = String(decoding: pair.key.bytes.dropFirst(prefix.count), as: UTF8.self)
-        guard !key.hasPrefix("$") else { return nil }
+        guard !FleetCopy.isReserved(key) else { return nil }
         return (key, String(decoding: pair.value?.bytes ?? [], as: UTF8.self))
       }
     }

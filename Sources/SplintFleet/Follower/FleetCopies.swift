@@ -155,7 +155,7 @@
         copy.enforced = keys.sorted()
         return
       }
-      guard !key.hasPrefix("$") else { return skip(key, FleetError(.reservedKey(key)), in: &copy) }
+      guard !FleetCopy.isReserved(key) else { return skip(key, FleetError(.reservedKey(key)), in: &copy) }
       guard value.count <= options.maximumValueSize else {
         return skip(
           key, FleetError(.valueTooLarge(key: key, size: value.count, limit: options.maximumValueSize)), in: &copy)
