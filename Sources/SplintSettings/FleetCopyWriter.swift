@@ -65,8 +65,8 @@ package final class FleetCopyWriter: Sendable {
     file.refreshUnlessWatched()
     var values: [String: JSONValue] = [:]
     for (key, value) in file.values where !FleetCopy.isReserved(key.text) { values[key.text] = value }
-    let enforced = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).map(\.text)
-    return (FleetCopy.Metadata(file.storedValue(JSONKey(FleetCopy.metadataKey))), values, enforced.sorted())
+    let enforced = FleetCopy.EnforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).keys
+    return (FleetCopy.Metadata(file.storedValue(JSONKey(FleetCopy.metadataKey))), values, enforced)
   }
 
   /// Makes the copy hold exactly `values` (in this order for keys it does not hold yet), `enforced` and `metadata`,

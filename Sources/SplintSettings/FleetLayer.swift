@@ -17,8 +17,8 @@ final class FleetLayer: Sendable {
 
   /// Whether the copy may enforce keys, judged for the file's content `version` (see ``isTrusted``).
   private let trust = Mutex<(version: UInt64, problem: String?)?>(nil)
-  /// The problem last told, so that a copy rewritten with the same state tells it once.
-  private let told = Mutex<SettingsError?>(nil)
+  /// The problems last told, so that a copy rewritten with the same state tells each once.
+  private let told = Mutex<[SettingsError]>([])
   /// Tells this layer when the follower's lock file is closed: the follower ended or died.
   private let liveness: Liveness
   /// Whether the lock file's name is watched (``startWatching()``).
@@ -73,26 +73,31 @@ final class FleetLayer: Sendable {
 
   // MARK: - Reading
 
-  /// The keys the copy marks as enforced, if it may enforce any: empty for a copy that is not a system copy.
+  /// What the copy's `"$enforced"` lists, from memory.
+  private var listed: FleetCopy.EnforcedKeys {
+    FleetCopy.EnforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
+  }
+
+  /// The keys the copy marks as enforced, if it may enforce any: empty for a copy that is not a system copy. From
+  /// memory.
   var enforcedKeys: Set<JSONKey> {
-    let keys = FleetCopy.enforcedKeys(file[FleetCopy.enforcedKey])
-    return keys.isEmpty || !isTrusted ? [] : keys
+    let keys = listed.keys
+    return keys.isEmpty || !isTrusted ? [] : Set(keys.map { JSONKey($0) })
   }
 
   /// The copy's value of `key` when the copy enforces it, else nil; from memory, as ``SettingsFile/storedValue(_:)``.
   func enforcedValue(_ key: JSONKey) -> JSONValue? {
-    guard FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).contains(key), isTrusted
-    else { return nil }
+    guard listed.contains(key), isTrusted else { return nil }
     return file.storedValue(key)
   }
 
-  /// The keys the copy enforces now, with their values: those its `"$enforced"` lists (not reserved ones) and that it
-  /// holds, if it may enforce keys; from memory.
+  /// The keys the copy enforces now, with their values: those its `"$enforced"` lists and that it holds, if it may
+  /// enforce keys; from memory.
   func enforcedValues() -> [JSONKey: JSONValue] {
-    let listed = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
+    let listed = listed.keys
     guard !listed.isEmpty, isTrusted else { return [:] }
     var values: [JSONKey: JSONValue] = [:]
-    for key in listed where !FleetCopy.isReserved(key.text) {
+    for key in listed.map({ JSONKey($0) }) {
       if let value = file.storedValue(key) { values[key] = value }
     }
     return values
@@ -113,10 +118,9 @@ final class FleetLayer: Sendable {
   /// What the copy says of itself, or nil when there is no copy, or it does not describe itself.
   var status: FleetCopyStatus? {
     guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
-    let enforced = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
     return FleetCopyStatus(
       url: url, metadata: metadata, keys: file.keys.filter { !FleetCopy.isReserved($0) },
-      enforcedKeys: enforced.map(\.text), isFollowed: FileIO.isFollowed(file.path + FileIO.followerLockSuffix),
+      enforcedKeys: listed.keys, isFollowed: FileIO.isFollowed(file.path + FileIO.followerLockSuffix),
       isTrusted: isTrusted)
   }
 
@@ -130,20 +134,28 @@ final class FleetLayer: Sendable {
     if metadata.state == .unreachable {
       return .fleetUnreachable(url, since: metadata.since, reason: metadata.reason ?? "no member answered")
     }
-    if !FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).isEmpty, let trustProblem {
+    if !listed.keys.isEmpty, let trustProblem {
       return .untrustedFleetCopy(url, reason: trustProblem)
     }
     return nil
   }
 
-  /// Tells the copy's error streams its problem, if it has one that was not told last.
+  /// What is wrong with the copy's `"$enforced"`: entries that are not keys (which are ignored), or nil.
+  var enforcementProblem: SettingsError? {
+    listed.problem.map { .invalidEnforcement(url, reason: $0) }
+  }
+
+  /// Every problem of the copy now: ``problem``, and ``enforcementProblem``.
+  var problems: [SettingsError] { [problem, enforcementProblem].compactMap(\.self) }
+
+  /// Tells the copy's error streams its problems, each that was not told last.
   func tellProblem() {
-    let problem = problem
-    let changed = told.withLock { told in
-      defer { told = problem }
-      return told != problem
+    let problems = problems
+    let new = told.withLock { told in
+      defer { told = problems }
+      return problems.filter { !told.contains($0) }
     }
-    if changed, let problem { file.report(problem) }
+    for problem in new { file.report(problem) }
   }
 
   /// A reference to the layer that does not keep it alive, for its liveness watch.

@@ -530,7 +530,7 @@ public final class SettingsStore: Sendable {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
     let telling = layers.files.map { ($0, $0.tellErrors(to: continuation)) }
-    for problem in layers.copies.compactMap(\.problem) { continuation.yield(problem) }
+    for problem in layers.copies.flatMap(\.problems) { continuation.yield(problem) }
     continuation.onTermination = { _ in
       for (file, id) in telling { file.stopTelling(id) }
     }

@@ -178,6 +178,44 @@ import Testing
     _ = await watcher.wait()
   }
 
+  @Test("one reading of $enforced: the keys it lists, and each entry that is not a key told, never dropped silently")
+  func enforcedEntries() async throws {
+    let parse = { (json: JSONValue?) in FleetCopy.EnforcedKeys(json) }
+    #expect(parse(nil).keys.isEmpty && parse(nil).problem == nil)
+    #expect(parse("interval").keys.isEmpty && parse("interval").problem == "it is not an array of keys")
+    let mixed = parse(["mode", 5, "", "$fleet", "interval", "mode", nil])
+    #expect(mixed.keys == ["interval", "mode"])
+    #expect(
+      mixed.problem
+        == #"its entries 5, "", "$fleet", null are not the key of a setting (a string, not empty, without a leading $)"#
+    )
+    #expect(parse([true]).problem?.hasPrefix("its entry true is not") == true)
+    #expect(FleetCopy.EnforcedKeys(Array(#"["a", "b"]"#.utf8)).keys == ["a", "b"])
+    #expect(FleetCopy.EnforcedKeys(Array("[a".utf8)).problem?.hasPrefix("it is not an array of keys (") == true)
+    #expect(mixed.contains("mode") && !mixed.contains("$fleet"))
+
+    // A copy that lists them (written by something other than a follower): its keys enforced, the rest told.
+    let copy = scratch.url("fleet", "app.json")
+    let user = scratch.url("home", "app", "settings.json")
+    try save(#"{"interval": 5, "$x": 1}"#, to: user)
+    let writer = try follow(["interval": 60], enforced: ["interval", "$x", ""], at: copy)
+    let store = SettingsStore(fileURL: user, fleetCopies: [copy])
+    #expect(store.value(forKey: "interval") == 60)
+    #expect(store.fleetStatus.first?.enforcedKeys == ["interval"])
+    try store.set(2, forKey: "$x")  // not enforced: a reserved key is never the fleet's
+    let told = await collect(store.errors()) { $0.code == .invalidEnforcement }
+    #expect(told.last == .invalidEnforcement(copy, reason: mixedProblem(#""", "$x""#)), "\(told)")
+    #expect(told.last?.description.contains(#"lists in "$enforced" what is not the key of a setting"#) == true)
+    // Fixed: no longer a problem of the copy.
+    try follow(["interval": 60], enforced: ["interval"], at: copy, writer: writer)
+    #expect(store.layers.copies.first?.problems.isEmpty == true)
+  }
+
+  /// What `FleetCopy.EnforcedKeys` says of `entries`, several entries that are not keys.
+  private func mixedProblem(_ entries: String) -> String {
+    "its entries \(entries) are not the key of a setting (a string, not empty, without a leading $)"
+  }
+
   @Test("a copy another user could have written enforces nothing, and says why")
   func untrusted() async throws {
     let directory = scratch.url("fleet")
@@ -324,6 +362,7 @@ import Testing
       (.noFleetFollower(copy, since: since), .noFleetFollower, ["since 2027-01-15 08:00:00 UTC", "systemctl start"]),
       (.noFleetFollower(copy, since: nil), .noFleetFollower, ["up to date.", "splintctl fleet follow"]),
       (.untrustedFleetCopy(copy, reason: "it belongs to nobody"), .untrustedFleetCopy, ["nobody", "Enforced keys"]),
+      (.invalidEnforcement(copy, reason: "its entry 5 is not"), .invalidEnforcement, ["entry 5", "fleet follow"]),
     ]
     for (error, code, words) in errors {
       #expect(error.code == code)

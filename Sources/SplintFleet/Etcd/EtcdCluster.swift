@@ -176,7 +176,8 @@
 
     /// The keys the fleet enforces in `suite` (`<prefix><suite>/$enforced`), sorted.
     ///
-    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of strings, and the cluster's errors.
+    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys (or lists what is not one), and
+    ///   the cluster's errors.
     public func enforcedKeys(suite: String) async throws(FleetError) -> [String] {
       try await enforcement(suite: suite).keys.sorted()
     }
@@ -216,21 +217,10 @@
         "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(name)), as: EtcdRangeResponse.self
       ).response
       guard let pair = response.kvs?.first else { return ([], 0) }
-      guard let keys = Self.enforcedKeys(pair.value?.bytes ?? []) else {
-        throw FleetError(.notJSON(key: FleetCopy.enforcedKey, reason: "it is not an array of keys"))
-      }
-      return (keys, pair.modRevision?.value ?? 0)
-    }
-
-    /// The keys a `$enforced` value lists, or nil when it is not a JSON array of strings.
-    static func enforcedKeys(_ bytes: [UInt8]) -> Set<String>? {
-      guard case .array(let items)? = try? FleetCopy.parseValue(bytes).value else { return nil }
-      var keys = Set<String>()
-      for item in items {
-        guard case .string(let key) = item else { return nil }
-        keys.insert(key)
-      }
-      return keys
+      // An operator's command neither reads past an entry that is not a key nor writes over it: it is told.
+      let enforced = FleetCopy.EnforcedKeys(pair.value?.bytes ?? [])
+      if let problem = enforced.problem { throw FleetError(.notJSON(key: FleetCopy.enforcedKey, reason: problem)) }
+      return (Set(enforced.keys), pair.modRevision?.value ?? 0)
     }
   }
 #endif
