@@ -54,19 +54,9 @@
     /// to the store are never revoked: they are not its own.
     public var revokesTokenAtExit: Bool
 
-    /// A credential's service and account, the key of ``locations``.
-    public struct Key: Hashable, Sendable {
-      /// The credential's service.
-      public let service: String
-      /// The credential's account.
-      public let account: String
-
-      /// The credential with this service and account.
-      public init(service: String, account: String) {
-        self.service = service
-        self.account = account
-      }
-    }
+    /// A credential's service and account, the key of ``locations``: `Credential.Key`, as a
+    /// `DeliveredCredentialStore`'s file names have it.
+    public typealias Key = Credential.Key
 
     /// Where one credential's secret is: a field of a secret at a path of a KV version 2 mount.
     public struct Location: Hashable, Sendable {
@@ -230,7 +220,7 @@
 
     /// Where `credential`'s secret is: its own location, else the layout's.
     func location(of credential: Credential) -> (mount: String, path: String, field: String, isOwn: Bool) {
-      if let location = locations[Key(service: credential.service, account: credential.account)] {
+      if let location = locations[credential.key] {
         return (location.mount ?? mount, location.path, location.field, false)
       }
       return (
