@@ -363,7 +363,7 @@ import SplintSettings
     static func forwardIfNeeded(_ arguments: [String]) {}
   }
 #else
-  import SplintSystemCalls
+  import SplintSecrets
 
   #if canImport(Glibc)
     import Glibc
@@ -399,8 +399,7 @@ import SplintSettings
       case "fleet": return true
       case "help": return arguments.dropFirst().first == "fleet"
       case "secret":
-        let named = (SystemCall.environment("SPLINT_CREDENTIAL_STORES") ?? "").split(separator: ",")
-        if named.contains(where: { $0.filter { !$0.isWhitespace } == "vault" }) { return true }
+        if DefaultCredentialStore.namesInEnvironment?.contains("vault") == true { return true }
         return zip(arguments, arguments.dropFirst()).contains { $0 == "--store" && $1 == "vault" }
           || arguments.contains("--store=vault")
       default: return false

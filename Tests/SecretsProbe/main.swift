@@ -7,6 +7,7 @@
 //   accounts S | availability | read-async S A | read-timeout MS S A | read-cancel MS S A | sh COMMAND
 //   save-async S A TEXT | delete-async S A | accounts-async S
 //   conformance  (CredentialStoreConformance on the store; `ok conforms`, or the rules broken on standard error)
+//   store-names  (the store names SPLINT_CREDENTIAL_STORES gives, as the default store reads them)
 //   cycle N S A  (N rounds of save, read and delete of 4 KiB; prints the growth of the resident set in KiB)
 //   file-name F  (a DeliveredCredentialStore given F as a file name: `ok`, or this process dies of the precondition)
 //   store NAME   (the store the steps after it use: default, the default store; secret-service; systemd;
@@ -47,6 +48,7 @@ struct SecretsProbe {
     "read": 2, "read-data": 2, "save": 3, "save-hex": 3, "save-labelled": 4, "delete": 2, "accounts": 1,
     "availability": 0, "read-async": 2, "read-timeout": 3, "read-cancel": 3, "sh": 1, "store": 1, "cycle": 3,
     "conformance": 0, "file-name": 1, "save-async": 3, "delete-async": 2, "accounts-async": 1,
+    "store-names": 0,
   ]
 
   /// The store a `store NAME` step names.
@@ -91,6 +93,8 @@ struct SecretsProbe {
         }
       case "sh":
         return await shell(a[0])
+      case "store-names":
+        return "ok \(DefaultCredentialStore.namesInEnvironment.map { $0.joined(separator: "|") } ?? "nil")"
       case "file-name":
         // A file name that is no file name is a programming error: this process dies of it.
         _ = DeliveredCredentialStore(
