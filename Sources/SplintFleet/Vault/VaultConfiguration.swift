@@ -219,15 +219,16 @@
     }
 
     /// Where `credential`'s secret is: its own location, else the layout's.
-    func location(of credential: Credential) -> (mount: String, path: String, field: String, isOwn: Bool) {
+    func location(of credential: Credential) -> VaultKV.Location {
       if let location = locations[credential.key] {
-        return (location.mount ?? mount, location.path, location.field, false)
+        return VaultKV.Location(
+          mount: location.mount ?? mount, path: location.path, field: location.field, isOwn: false)
       }
-      return (
-        mount,
-        [prefix, Self.pathSegment(credential.service), Self.pathSegment(credential.account)].joined(separator: "/"),
-        field, true
-      )
+      return VaultKV.Location(
+        mount: mount,
+        path: [prefix, Self.pathSegment(credential.service), Self.pathSegment(credential.account)].joined(
+          separator: "/"),
+        field: field, isOwn: true)
     }
   }
 #endif

@@ -58,6 +58,12 @@
 
     let method: Method
 
+    /// The logins the environment may give, for messages.
+    static let help = """
+      BAO_TOKEN or VAULT_TOKEN; the systemd credentials vault-role-id and vault-secret-id; `bao login`, which \
+      leaves ~/.vault-token; or a VaultLogin in code
+      """
+
     /// The token `token`.
     ///
     /// The token stays in this process's memory while the store uses it, as any client's must.

@@ -151,9 +151,9 @@
       do {
         response = try server.send(.POST, "auth/\(body.mount)/login", token: nil, body: body.json)
       } catch {
-        throw VaultCredentialStore.failure(error, store: server.name)
+        throw VaultKV.failure(error, store: server.name)
       }
-      return try VaultCredentialStore.reading(response) { status, bytes throws(CredentialError) -> Data in
+      return try VaultKV.reading(response) { status, bytes throws(CredentialError) -> Data in
         guard status == 200 else {
           let errors = VaultServer.errors(in: bytes)
           if status == 400, errors.contains(where: { $0.contains("invalid role or secret ID") }),
@@ -161,7 +161,7 @@
           {
             throw .secretIDSpent(store: server.name)
           }
-          guard status < 500 else { throw VaultCredentialStore.serverError(status, errors, store: server.name) }
+          guard status < 500 else { throw VaultKV.serverError(status, errors, store: server.name) }
           throw .notLoggedIn(store: server.name, reason: Self.refusal(request, errors, login))
         }
         let auth = VaultJSON.parse(bytes)?["auth"]
@@ -191,30 +191,18 @@
 
     /// The login request for the configured method, its secrets read now.
     private func loginBody(_ request: VaultLogin.Request) throws(CredentialError) -> LoginBody {
-      var writer = VaultJSONWriter()
       switch request {
       case .appRole(let roleIDFile, let secretIDFile, let mount):
         let roleID = try read(roleIDFile, what: "AppRole role ID")
         let secretID = try read(secretIDFile, what: "AppRole secret ID")
-        writer.bytes.reserveCapacity(VaultJSONWriter.escapedSize(roleID.count + secretID.count) + 64)
-        writer.raw("{\"role_id\":")
-        writer.string(roleID)
-        writer.raw(",\"secret_id\":")
-        writer.string(secretID)
-        writer.raw("}")
+        let bytes = VaultRequestBody.appRoleLogin(roleID: roleID, secretID: secretID)
         var hasher = Hasher()
         hasher.combine(secretID)
-        return LoginBody(
-          bytes: writer.bytes, json: Self.wiping(writer.bytes), mount: mount, fingerprint: hasher.finalize())
+        return LoginBody(bytes: bytes, json: Self.wiping(bytes), mount: mount, fingerprint: hasher.finalize())
       case .jwt(_, let role, let tokenFile, let mount):
         let jwt = try read(VaultLogin.delivered(tokenFile), what: "JWT")
-        writer.bytes.reserveCapacity(VaultJSONWriter.escapedSize(jwt.count + role.utf8.count) + 64)
-        writer.raw("{\"role\":")
-        writer.string(role.utf8)
-        writer.raw(",\"jwt\":")
-        writer.string(jwt)
-        writer.raw("}")
-        return LoginBody(bytes: writer.bytes, json: Self.wiping(writer.bytes), mount: mount, fingerprint: nil)
+        let bytes = VaultRequestBody.jwtLogin(role: role, jwt: jwt)
+        return LoginBody(bytes: bytes, json: Self.wiping(bytes), mount: mount, fingerprint: nil)
       }
     }
 
@@ -299,7 +287,7 @@
     /// The secret in `file`, one trailing newline dropped.
     private func read(_ file: VaultLogin.DeliveredFile, what: String) throws(CredentialError) -> Data {
       let store: DeliveredCredentialStore
-      let key = DeliveredCredentialStore.Key(service: "vault", account: file.name)
+      let key = Credential.Key(service: "vault", account: file.name)
       if let directory = file.directory {
         store = DeliveredCredentialStore(directory: URL(fileURLWithPath: directory), fileNames: [key: file.name])
       } else {
@@ -315,7 +303,7 @@
         throw .notLoggedIn(
           store: server.name,
           reason: "The \(what) is not there: \(file.description) does not exist or is empty. Deliver it, or give "
-            + "the program another login (\(VaultCredentialStore.loginHelp)).")
+            + "the program another login (\(VaultLogin.help)).")
       }
       guard secret.last == UInt8(ascii: "\n") else { return secret }
       return secret.withUnsafeBytes { Data.wiping(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
