@@ -143,7 +143,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SecretsProbe",
-      dependencies: ["SplintSecrets", "SplintSecretsTesting", "TestSupport"],
+      dependencies: ["SplintSecrets", "SplintSecretsTesting", "SplintFleet", "TestSupport"],
       path: "Tests/SecretsProbe"
     ),
     .target(name: "TestSupport", dependencies: processes, path: "Tests/TestSupport"),
@@ -184,7 +184,7 @@ let package = Package(
       name: "SplintFleetTests",
       dependencies: [
         "SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport", "splintctl",
-        "SettingsProbe",
+        "SettingsProbe", "SecretsProbe",
       ] + fleetClient
     ),
     .testTarget(

@@ -178,21 +178,21 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
     }
   }
 
-  func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+  package func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
     try await chain().readSecretInterruptibly(for: credential)
   }
 
-  func saveSecretInterruptibly(
+  package func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
     try await chain().saveSecretInterruptibly(secret, contentType: contentType, for: credential)
   }
 
-  func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+  package func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
     try await chain().deleteSecretInterruptibly(for: credential)
   }
 
-  func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+  package func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
     try await chain().accountsInterruptibly(service: service)
   }
 }

@@ -241,11 +241,11 @@
       try await credential("a", store).save("one")
       // The save's two requests, with another client's save between them.
       let location = store.configuration.location(of: credential("a", store))
-      let current = try store.kv.current(location)
+      let current = try await store.kv.current(location)
       try server.api(.POST, "secret/data/splint/svc/a", ["data": ["value": "theirs"]])
       var error: CredentialError?
       do throws(CredentialError) {
-        try store.kv.write(Data("mine".utf8), over: current)
+        try await store.kv.write(Data("mine".utf8), over: current)
         Issue.record("the save that lost its check-and-set succeeded")
       } catch let refusal {
         error = refusal

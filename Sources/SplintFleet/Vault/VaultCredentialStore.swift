@@ -25,6 +25,9 @@
   /// - **Layout.** A credential is the field `value` of the secret `splint/<service>/<account>` in the mount `secret`
   ///   (see ``VaultConfiguration``), or a path and field of your choosing (``VaultConfiguration/locations``). A
   ///   secret that is not UTF-8 is kept in base64 in the field `value_base64`. A save keeps the secret's other fields.
+  /// - **Asynchronous calls hold no thread.** `Credential`'s `async` API waits for the server without a thread of
+  ///   its own, and cancelling the waiting task ends the request at once (`CredentialError/cancelled`); the
+  ///   synchronous calls wait on the calling thread, and never on Swift's cooperative pool.
   /// - **Reads are made on demand**, as every `Credential`'s are: each read is one request to the server (a round
   ///   trip, and one entry in each of the server's audit devices), and nothing is kept unless you ask for the last
   ///   good value (``VaultConfiguration/lastGoodValue``), which is used only while the server is unreachable or
@@ -51,7 +54,7 @@
   /// so is the token. What async-http-client, SwiftNIO and BoringSSL copy into their own buffers on the way (the
   /// request, the answer, the TLS records) is freed by them without wiping: that memory is not this store's to
   /// promise.
-  public final class VaultCredentialStore: CredentialStore {
+  public final class VaultCredentialStore: CredentialStore, InterruptibleCredentialStore {
     /// The configuration the store was made with.
     public let configuration: VaultConfiguration
     /// How the store logs in: the configuration's, or the one the environment gave.
@@ -148,7 +151,7 @@
     ///   `CredentialError/invalidConfiguration(_:)` for a mount that is missing or KV version 1,
     ///   `CredentialError/unreadableSecret(_:)` for a secret without the field.
     public func readSecret(for credential: Credential) throws(CredentialError) -> Data? {
-      try read(credential)
+      try CallerThread.run { () async throws(CredentialError) in try await self.read(credential) }
     }
 
     /// Saves `secret` as a new version, with check-and-set against the version read just before; the secret's other
@@ -159,18 +162,18 @@
     public func saveSecret(
       _ secret: Data, contentType: SecretContentType, for credential: Credential
     ) throws(CredentialError) {
-      try save(secret, for: credential)
+      try CallerThread.run { () async throws(CredentialError) in try await self.save(secret, for: credential) }
     }
 
     /// Deletes every version of the secret and its metadata; for a credential at a location of your own, only its
     /// field (the whole secret when it has no other).
     public func deleteSecret(for credential: Credential) throws(CredentialError) {
-      try delete(credential)
+      try CallerThread.run { () async throws(CredentialError) in try await self.delete(credential) }
     }
 
     /// The accounts of `service` whose newest version is there (not deleted), sorted.
     public func accounts(service: String) throws(CredentialError) -> [String] {
-      try listAccounts(service)
+      try CallerThread.run { () async throws(CredentialError) in try await self.listAccounts(service) }
     }
 
     /// Available when the server answers (active or standby, unsealed), the login gives a valid token, and its
@@ -182,19 +185,39 @@
         ["\(configuration.mount)/data/\(configuration.prefix)/"]
         + configuration.locations.values.map { "\($0.mount ?? configuration.mount)/data/\($0.path)" }
       do throws(CredentialError) {
-        try kv.checkAvailable(reading: areas)
+        try CallerThread.run { () async throws(CredentialError) in try await self.kv.checkAvailable(reading: areas) }
         return .available
       } catch {
         return .unavailable(error)
       }
     }
 
-    // MARK: - The calls
+    // MARK: - InterruptibleCredentialStore
+
+    package func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+      try await read(credential)
+    }
+
+    package func saveSecretInterruptibly(
+      _ secret: Data, contentType: SecretContentType, for credential: Credential
+    ) async throws(CredentialError) {
+      try await save(secret, for: credential)
+    }
+
+    package func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+      try await delete(credential)
+    }
+
+    package func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+      try await listAccounts(service)
+    }
+
+    // MARK: - The calls, once for both
 
     /// ``readSecret(for:)``: the secret, or the last good value while the server cannot be asked.
-    private func read(_ credential: Credential) throws(CredentialError) -> Data? {
+    private func read(_ credential: Credential) async throws(CredentialError) -> Data? {
       do {
-        let secret = try kv.read(configuration.location(of: credential))
+        let secret = try await kv.read(configuration.location(of: credential))
         lastGood.remember(secret, of: credential)
         return secret
       } catch {
@@ -204,39 +227,39 @@
     }
 
     /// ``saveSecret(_:contentType:for:)``.
-    private func save(_ secret: Data, for credential: Credential) throws(CredentialError) {
+    private func save(_ secret: Data, for credential: Credential) async throws(CredentialError) {
       let location = configuration.location(of: credential)
-      try kv.checkMount(location.mount)
-      try kv.save(secret, at: location)
+      try await kv.checkMount(location.mount)
+      try await kv.save(secret, at: location)
       lastGood.forget(credential)
     }
 
     /// ``deleteSecret(for:)``.
-    private func delete(_ credential: Credential) throws(CredentialError) {
+    private func delete(_ credential: Credential) async throws(CredentialError) {
       let location = configuration.location(of: credential)
-      try kv.checkMount(location.mount)
+      try await kv.checkMount(location.mount)
       lastGood.forget(credential)
-      guard location.isOwn else { return try kv.save(nil, at: location) }
-      try kv.deleteAll(location.metadata)
+      guard location.isOwn else { return try await kv.save(nil, at: location) }
+      try await kv.deleteAll(location.metadata)
     }
 
     /// ``accounts(service:)``: a listing of the service's folder, each account's metadata looked at, and the
     /// locations of your own read.
-    private func listAccounts(_ service: String) throws(CredentialError) -> [String] {
+    private func listAccounts(_ service: String) async throws(CredentialError) -> [String] {
       let mount = configuration.mount
-      try kv.checkMount(mount)
+      try await kv.checkMount(mount)
       let folder = "\(mount)/metadata/\(configuration.prefix)/\(VaultConfiguration.pathSegment(service))"
       var accounts: Set<String> = []
-      for key in try kv.list(folder, mount: mount) {
+      for key in try await kv.list(folder, mount: mount) {
         guard let account = VaultConfiguration.name(fromSegment: key),
           configuration.locations[.init(service: service, account: account)] == nil,
-          try kv.isCurrent("\(folder)/\(key)")
+          try await kv.isCurrent("\(folder)/\(key)")
         else { continue }
         accounts.insert(account)
       }
       for key in configuration.locations.keys where key.service == service {
         let credential = Credential(service: key.service, account: key.account, store: self)
-        if try kv.read(configuration.location(of: credential)) != nil { accounts.insert(key.account) }
+        if try await kv.read(configuration.location(of: credential)) != nil { accounts.insert(key.account) }
       }
       return accounts.sorted()
     }

@@ -13,7 +13,7 @@
     /// The bare GET of `credential`'s secret through `store`, with the token the store holds now (logging in first
     /// if it must).
     package init(_ credential: Credential, in store: VaultCredentialStore) throws {
-      let token = try store.kv.session.token()
+      let token = try CallerThread.run { () async throws(CredentialError) in try await store.kv.session.token() }
       var headers = HTTPHeaders()
       headers.add(name: "X-Vault-Token", value: token)
       self.store = store

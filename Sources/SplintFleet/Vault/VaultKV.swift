@@ -10,7 +10,8 @@
   #endif
 
   /// The KV version 2 protocol, as OpenBao and HashiCorp Vault speak it: each request with the session's token (a
-  /// refusal checked against the token first), and what each answer means.
+  /// refusal checked against the token first), and what each answer means. Asynchronous: a caller holds no thread
+  /// while it waits, and cancelling its task ends the request at once (`CredentialError/cancelled`).
   ///
   /// Every answer's bytes are wiped once read (``reading(_:_:)``): they may hold a secret.
   final class VaultKV: Sendable {
@@ -44,16 +45,16 @@
     // MARK: - Secrets
 
     /// The secret at `location`, or nil: none, or its newest version deleted or destroyed.
-    func read(_ location: Location) throws(CredentialError) -> Data? {
+    func read(_ location: Location) async throws(CredentialError) -> Data? {
       let path = location.data
-      return try Self.reading(call(.GET, path, capability: "read")) {
-        status, bytes throws(CredentialError) -> Data? in
+      return try await Self.reading(call(.GET, path, capability: "read")) {
+        status, bytes async throws(CredentialError) -> Data? in
         try require(status, in: [200, 404], bytes, "read", path)
         let json = VaultJSON.parse(bytes)
         if status == 200 { return try field(location, of: json?["data"]?["data"], in: bytes, path: path) }
         if json?["data"]?["metadata"] != nil { return nil }  // the newest version was deleted or destroyed
         try requireMount(location.mount, bytes)
-        try checkMount(location.mount)
+        try await checkMount(location.mount)
         return nil
       }
     }
@@ -84,8 +85,8 @@
     /// Saves `secret` in the location's field as a new version (nil: the field removed, and the secret deleted when
     /// no other field is left), check-and-set against the version read first: the secret as it is now
     /// (``current(_:)``), then the new version over it (``write(_:over:)``).
-    func save(_ secret: Data?, at location: Location) throws(CredentialError) {
-      try write(secret, over: current(location))
+    func save(_ secret: Data?, at location: Location) async throws(CredentialError) {
+      try await write(secret, over: current(location))
     }
 
     /// The secret at a location as a save finds it: its newest version's number (0: none), and its answer's bytes,
@@ -97,19 +98,19 @@
     }
 
     /// The secret at `location` as it is now, for a save: the first request of one.
-    func current(_ location: Location) throws(CredentialError) -> Current {
-      let response = try call(.GET, location.data, capability: "read")
+    func current(_ location: Location) async throws(CredentialError) -> Current {
+      let response = try await call(.GET, location.data, capability: "read")
       return Current(location: location, status: response.status, bytes: response.body)
     }
 
     /// A new version of `current`'s secret with `secret` in its field (nil: the field removed, and the secret
     /// deleted when no other field is left), check-and-set against `current`'s version: a save that lost a race to
     /// another writer in between is `CredentialError/conflict(store:path:)`, and changes nothing.
-    func write(_ secret: Data?, over current: consuming Current) throws(CredentialError) {
+    func write(_ secret: Data?, over current: consuming Current) async throws(CredentialError) {
       let location = current.location
       let path = location.data
       let answer = FleetHTTPResponse(status: current.status, headers: [:], body: (consume current).bytes)
-      try Self.reading(answer) { status, current throws(CredentialError) in
+      try await Self.reading(answer) { status, current async throws(CredentialError) in
         let json = VaultJSON.parse(current)
         let version = json?["data"]?["metadata"]?["version"]?.integer(in: current) ?? 0
         try require(status, in: [200, 404], current, "read", path)
@@ -119,13 +120,13 @@
           ?? []
         if secret == nil {
           guard status == 200 else { return }  // nothing there to remove
-          if kept.isEmpty { return try deleteAll(location.metadata) }
+          if kept.isEmpty { return try await deleteAll(location.metadata) }
         }
         var body = VaultRequestBody.version(secret, field: location.field, keeping: kept, from: current, cas: version)
         defer { SecretBuffer.wipe(&body) }
         let capability = version == 0 ? "create" : "update"
-        let answer = try call(.POST, path, capability: capability, body: body.withUnsafeBytes { Data.wiping($0) })
-        try Self.reading(answer) { status, bytes throws(CredentialError) in
+        let answer = try await call(.POST, path, capability: capability, body: body.withUnsafeBytes { Data.wiping($0) })
+        try await Self.reading(answer) { status, bytes throws(CredentialError) in
           if status == 400, VaultServer.errors(in: bytes).contains(where: { $0.contains("check-and-set") }) {
             throw .conflict(store: name, path: path)
           }
@@ -135,16 +136,16 @@
     }
 
     /// Deletes every version of the secret whose metadata is at `path`.
-    func deleteAll(_ path: String) throws(CredentialError) {
-      try Self.reading(call(.DELETE, path, capability: "delete")) { status, bytes throws(CredentialError) in
+    func deleteAll(_ path: String) async throws(CredentialError) {
+      try await Self.reading(call(.DELETE, path, capability: "delete")) { status, bytes throws(CredentialError) in
         if status == 404 { try requireMount(String(path.prefix { $0 != "/" }), bytes) }
         try require(status, in: [200, 204, 404], bytes, "delete", path)
       }
     }
 
     /// The names in the folder whose metadata is at `folder` of `mount`: none when there is no such folder.
-    func list(_ folder: String, mount: String) throws(CredentialError) -> [String] {
-      try Self.reading(call(.GET, folder, query: "list=true", capability: "list")) {
+    func list(_ folder: String, mount: String) async throws(CredentialError) -> [String] {
+      try await Self.reading(call(.GET, folder, query: "list=true", capability: "list")) {
         status, bytes throws(CredentialError) -> [String] in
         try require(status, in: [200, 404], bytes, "list", folder)
         if status == 404 { try requireMount(mount, bytes) }
@@ -153,8 +154,8 @@
     }
 
     /// Whether the newest version of the secret whose metadata is at `path` is there (not deleted or destroyed).
-    func isCurrent(_ path: String) throws(CredentialError) -> Bool {
-      try Self.reading(call(.GET, path, capability: "read")) { status, bytes throws(CredentialError) -> Bool in
+    func isCurrent(_ path: String) async throws(CredentialError) -> Bool {
+      try await Self.reading(call(.GET, path, capability: "read")) { status, bytes throws(CredentialError) -> Bool in
         try require(status, in: [200, 404], bytes, "read", path)
         guard status == 200 else { return false }  // deleted since the listing
         let data = VaultJSON.parse(bytes)?["data"]
@@ -180,15 +181,15 @@
 
     /// Throws unless `mount` is a KV version 2 mount (asked once; an answer the token may not see counts as yes,
     /// as the request that follows is refused anyway if the token may not use the mount).
-    func checkMount(_ mount: String) throws(CredentialError) {
+    func checkMount(_ mount: String) async throws(CredentialError) {
       if checkedMounts.withLock({ $0.contains(mount) }) { return }
       let response: FleetHTTPResponse
       do {
-        response = try call(.GET, "sys/internal/ui/mounts/\(mount)", capability: "read")
+        response = try await call(.GET, "sys/internal/ui/mounts/\(mount)", capability: "read")
       } catch  where error.code == .forbidden {
         return
       }
-      let (type, version) = try Self.reading(response) { status, bytes in
+      let (type, version) = try await Self.reading(response) { status, bytes in
         let data = status == 200 ? VaultJSON.parse(bytes)?["data"] : nil
         return (data?["type"]?.text(in: bytes), data?["options"]?["version"]?.text(in: bytes))
       }
@@ -209,12 +210,12 @@
 
     /// Whether the server answers (active or standby, unsealed), and the token's policies let it read somewhere in
     /// `areas` (see ``VaultPolicy``). Logs in if it must.
-    func checkAvailable(reading areas: [String]) throws(CredentialError) {
-      let health = try send(.GET, "sys/health", "standbyok=true&perfstandbyok=true", nil, nil)
+    func checkAvailable(reading areas: [String]) async throws(CredentialError) {
+      let health = try await send(.GET, "sys/health", "standbyok=true&perfstandbyok=true", nil, nil)
       guard health.status == 200 else {
         throw Self.serverError(health.status, VaultServer.errors(in: health.body), store: name)
       }
-      let acl = try call(.GET, "sys/internal/ui/resultant-acl", capability: "read")
+      let acl = try await call(.GET, "sys/internal/ui/resultant-acl", capability: "read")
       guard VaultPolicy.allowsReading(areas, acl: acl.body) else {
         throw .forbidden(store: name, path: areas[0], capability: "read")
       }
@@ -224,23 +225,25 @@
     /// again once with a new token when that one had expired.
     func call(
       _ method: HTTPMethod, _ path: String, query: String? = nil, capability: String, body: Data? = nil
-    ) throws(CredentialError) -> FleetHTTPResponse {
-      var token = try session.token()
-      var response = try send(method, path, query, token, body)
-      if response.status == 403, let fresh = try session.recheck(token) {
+    ) async throws(CredentialError) -> FleetHTTPResponse {
+      var token = try await session.token()
+      var response = try await send(method, path, query, token, body)
+      if response.status == 403, let fresh = try await session.recheck(token) {
         token = fresh
-        response = try send(method, path, query, token, body)
+        response = try await send(method, path, query, token, body)
       }
-      if response.status == 403 { throw .forbidden(store: name, path: path, capability: capability) }
+      if response.status == 403 {
+        throw Task.isCancelled ? .cancelled : .forbidden(store: name, path: path, capability: capability)
+      }
       return response
     }
 
     /// `method path?query` with `token`, no address's failure made a `CredentialError`.
     private func send(
       _ method: HTTPMethod, _ path: String, _ query: String?, _ token: String?, _ body: Data?
-    ) throws(CredentialError) -> FleetHTTPResponse {
+    ) async throws(CredentialError) -> FleetHTTPResponse {
       do {
-        return try server.send(method, path, query: query, token: token, body: body)
+        return try await server.send(method, path, query: query, token: token, body: body)
       } catch {
         throw Self.failure(error, store: name)
       }
@@ -249,12 +252,12 @@
     /// The status and body of `response`, given to `body`; the body's bytes are zeroed afterwards, as they may hold
     /// a secret.
     static func reading<T>(
-      _ response: consuming FleetHTTPResponse, _ body: (Int, [UInt8]) throws(CredentialError) -> T
-    ) throws(CredentialError) -> T {
+      _ response: consuming FleetHTTPResponse, _ body: (Int, [UInt8]) async throws(CredentialError) -> T
+    ) async throws(CredentialError) -> T {
       let status = response.status
       var bytes = (consume response).body
       defer { SecretBuffer.wipe(&bytes) }
-      return try body(status, bytes)
+      return try await body(status, bytes)
     }
 
     /// The error for a server no address of which answered.
@@ -262,6 +265,7 @@
       switch failure {
       case .sealed(let servers): .sealed(store: store, servers: servers)
       case .unreachable(let reason): .unreachable(store: store, reason: reason)
+      case .cancelled: .cancelled
       }
     }
 
