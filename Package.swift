@@ -12,6 +12,8 @@ let fleetClient: [Target.Dependency] = [
   .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["SplintFleet"])),
   .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["SplintFleet"])),
   .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["SplintFleet"])),
+  // For NIOConnectionError, whose parts a failed connection's cause is read from.
+  .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["SplintFleet"])),
   .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["SplintFleet"])),
 ]
 
@@ -184,7 +186,7 @@ let package = Package(
       name: "SplintFleetTests",
       dependencies: [
         "SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport", "splintctl",
-        "SettingsProbe", "SecretsProbe",
+        "SettingsProbe", "SecretsProbe", "Attacker",
       ] + fleetClient
     ),
     .testTarget(

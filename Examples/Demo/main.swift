@@ -1,5 +1,7 @@
 // The daemon script/demo runs: it reads an API token with Credential and follows two Settings, printing each change
-// as it sees it, with how long after the file was written. It never prints the token itself.
+// as it sees it, with how long after the file was written, and where the value comes from: the user's file, or the
+// fleet's copy when a follower (`splintctl fleet follow --suite SUITE`) keeps one on this machine. It never prints
+// the token itself.
 //
 //   SplintDemo [SUITE]      (default suite: splint-demo)
 //
@@ -25,7 +27,11 @@ signal(SIGPIPE, SIG_IGN)
 let suite = CommandLine.arguments.dropFirst().first ?? "splint-demo"
 let store: SettingsStore
 do {
-  store = SettingsStore(fileURL: try SettingsStore.fileURL(forSuite: suite))
+  // As SettingsStore(suite:) reads it, with the fleet's copy below the user's file, but a suite name that is not one
+  // is an error to print rather than a trap.
+  store = SettingsStore(
+    fileURL: try SettingsStore.fileURL(forSuite: suite), systemFiles: try SettingsStore.systemFileURLs(forSuite: suite),
+    fleetCopies: try SettingsStore.fleetCopyURLs(forSuite: suite))
 } catch {
   say("\(error)")
   exit(64)
@@ -44,25 +50,41 @@ func tokenState() -> String {
   }
 }
 
-/// How long ago the settings file was written.
-func sinceWrite() -> String {
-  guard let written = try? FileManager.default.attributesOfItem(atPath: store.fileURL.path)[.modificationDate] as? Date
+/// Where `key`'s value comes from, when not from the default: ` (the fleet's, from PATH)`.
+func origin(_ key: String) -> String {
+  switch store.origin(ofKey: key) {
+  case .fleet(let copy)?: " (the fleet's, from \(copy.path))"
+  case .system(let file)?: " (a system default, from \(file.path))"
+  case .user?, nil: ""
+  }
+}
+
+/// How long ago the file that holds `key`'s value (the user's, or the fleet's copy) was written.
+func sinceWrite(_ key: String) -> String {
+  let file =
+    switch store.origin(ofKey: key) {
+    case .fleet(let url)?, .system(let url)?, .user(let url)?: url
+    case nil: store.fileURL
+    }
+  guard let written = try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
   else { return "" }
   return String(format: ", %.2f ms after the write", Date().timeIntervalSince(written) * 1000)
 }
 
-say("watching \(store.fileURL.path): interval \(interval.value) s, mode \(mode.value), \(tokenState())")
+say(
+  "watching \(store.fileURL.path): interval \(interval.value) s\(origin("interval")), mode \(mode.value)"
+    + "\(origin("mode")), \(tokenState())")
 
 let stopped = await withTaskGroup(of: Bool.self) { group in
   group.addTask {
     for await seconds in interval.updates(initial: false) {
-      say("interval is now \(seconds) s\(sinceWrite()); \(tokenState())")
+      say("interval is now \(seconds) s\(origin("interval"))\(sinceWrite("interval")); \(tokenState())")
     }
     return false
   }
   group.addTask {
     for await newMode in mode.updates(initial: false) {
-      say("mode is now \(newMode)\(sinceWrite())")
+      say("mode is now \(newMode)\(origin("mode"))\(sinceWrite("mode"))")
       if newMode == .stop { return true }
     }
     return false

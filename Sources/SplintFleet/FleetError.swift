@@ -22,11 +22,27 @@
       case rejected(server: String, message: String)
       case notJSON(key: String, reason: String)
       case reservedKey(String)
-      case valueTooLarge(key: String, size: Int, limit: Int)
+      case valueTooLarge(key: String, size: Int?, limit: Int)
+      case keyTooLong(key: String, size: Int, limit: Int)
       case copyTooLarge(suite: String, size: Int, limit: Int)
       case copyFailed(SettingsError)
       case conflict(key: String)
+      case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
+      case revisionNotKept(suite: String, revision: Int64, reason: String)
       case cancelled
+    }
+
+    /// etcd's limits on one transaction, as an error names them.
+    package struct TransactionLimits: Sendable, Hashable {
+      /// The most comparisons, and the most operations, one transaction may hold (etcd's `--max-txn-ops`).
+      package let operations: Int
+      /// The largest request, in bytes (etcd's `--max-request-bytes`).
+      package let bytes: Int
+
+      package init(operations: Int, bytes: Int) {
+        self.operations = operations
+        self.bytes = bytes
+      }
     }
 
     /// The situation, with its details.
@@ -70,12 +86,20 @@
       public static let reservedKey = Code("reservedKey")
       /// A value is larger than a copy takes.
       public static let valueTooLarge = Code("valueTooLarge")
+      /// A key's name is longer than a copy takes.
+      public static let keyTooLong = Code("keyTooLong")
       /// A suite's values together are larger than a copy takes.
       public static let copyTooLarge = Code("copyTooLarge")
       /// The machine's copy could not be written.
       public static let copyFailed = Code("copyFailed")
       /// The keys changed in the cluster while a change was being made: nothing was changed.
       public static let conflict = Code("conflict")
+      /// A change would take one transaction larger than etcd takes (its `--max-txn-ops` or `--max-request-bytes`):
+      /// nothing was changed, and nothing is split.
+      public static let transactionTooLarge = Code("transactionTooLarge")
+      /// What a suite held at a revision is no longer known: etcd compacted its history past it, and the records of
+      /// changes do not reach it.
+      public static let revisionNotKept = Code("revisionNotKept")
       /// The task was cancelled.
       public static let cancelled = Code("cancelled")
     }
@@ -97,26 +121,47 @@
       case .notJSON: .notJSON
       case .reservedKey: .reservedKey
       case .valueTooLarge: .valueTooLarge
+      case .keyTooLong: .keyTooLong
       case .copyTooLarge: .copyTooLarge
       case .copyFailed: .copyFailed
       case .conflict: .conflict
+      case .transactionTooLarge: .transactionTooLarge
+      case .revisionNotKept: .revisionNotKept
       case .cancelled: .cancelled
       }
     }
 
     /// Whether trying again later may succeed without anyone changing anything: the cluster, or a member, is down,
-    /// slow or without a leader. A follower goes on trying after these, and stops at the others.
+    /// slow or without a leader. (A follower goes on trying after more than these: it stops only for a configuration
+    /// the operator must fix.)
     public var isTransient: Bool {
       switch situation {
       case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
-        .rejected, .notJSON, .reservedKey, .valueTooLarge, .copyTooLarge, .copyFailed, .cancelled:
+        .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed,
+        .transactionTooLarge,
+        .revisionNotKept, .cancelled:
+        false
+      }
+    }
+
+    /// Whether a follower stops for this error: only for a configuration the operator must fix (a refused password,
+    /// one that cannot be read, a role that may not read the prefix, an endpoint or a file it cannot use, a copy it
+    /// cannot keep). Whatever else a member answers (it is starting, stopping, without a leader, compacting, lying,
+    /// behind a certificate that does not verify) is a reason to try another member, or wait.
+    package var stopsFollower: Bool {
+      switch situation {
+      case .invalidConfiguration, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
+        .copyFailed, .cancelled:
+        true
+      case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept:
         false
       }
     }
 
     /// Why `text` is not JSON, from the error that says so.
-    static func jsonReason(_ error: SettingsError) -> String {
+    package static func jsonReason(_ error: SettingsError) -> String {
       if case .invalidJSON(let reason) = error.situation { return reason }
       return error.description  // coverage:ignore — parsing a value fails only with invalidJSON
     }
@@ -126,7 +171,9 @@
       switch situation {
       case .notJSON(_, let reason): "not JSON (\(reason))"
       case .reservedKey: "a reserved key (it starts with \"$\")"
-      case .valueTooLarge(_, let size, let limit): "\(size) bytes, more than the \(limit) a value may hold"
+      case .valueTooLarge(_, let size?, let limit): "\(size) bytes, more than the \(limit) a value may hold"
+      case .valueTooLarge(_, nil, _): "larger than one answer of the cluster may be: not read"
+      case .keyTooLong(_, let size, let limit): "a key of \(size) bytes, longer than the \(limit) a key may be"
       case .copyTooLarge(_, let size, let limit): "the copy would hold \(size) bytes, more than its \(limit)"
       default: description
       }
@@ -149,7 +196,7 @@
       case .unreachable(let failures):
         return (
           "No endpoint of the etcd cluster answered (\(failures.joined(separator: "; "))).",
-          "Check that the cluster runs and that this machine reaches it; a follower goes on trying."
+          "Check that the cluster runs and that this machine reaches it (`etcdctl endpoint health --cluster`)."
         )
       case .timedOut(let server, let after):
         return (
@@ -159,7 +206,7 @@
       case .noLeader(let server):
         return (
           "\(server) has no leader: the etcd cluster has lost its quorum.",
-          "Restart the members that are down (`etcdctl endpoint status --cluster`); a follower goes on trying."
+          "Restart the members that are down (`etcdctl endpoint status --cluster`)."
         )
       case .tls(let server, let reason):
         return (
@@ -176,8 +223,11 @@
         )
       case .insecureEndpoint(let endpoint):
         return (
-          "\(endpoint) is plain HTTP to another machine: a password would cross the network readable.",
-          "Use https (the member's --cert-file), or no password."
+          """
+          \(endpoint) is plain HTTP to another machine: anyone on the way could read what crosses it (a password) \
+          and change it (every machine's values, what the fleet enforces).
+          """,
+          "Use https (the member's --cert-file); plain http is only for a literal loopback address (127.0.0.1, [::1])."
         )
       case .noPassword(let user, let reason):
         return (
@@ -195,17 +245,17 @@
       case .permissionDenied(let server, let what):
         return (
           "\(server) does not let this user \(what).",
-          "Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs only read)."
+          """
+          Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs \
+          only read; a writer needs readwrite there and on /splint.history/, where each change is recorded).
+          """
         )
       case .rejected(let server, let message):
         return ("\(server) refused the request: \(message).", nil)
       case .notJSON(let key, let reason):
         return (
           "The value of \(key) is not JSON (\(reason)), so it is not a setting.",
-          """
-          It is left out of the machine's copy, and the other keys are kept. Store JSON text: a number, true, \
-          "a string" in quotes, an object.
-          """
+          "Store JSON text: a number, true, \"a string\" in quotes, an array, an object."
         )
       case .reservedKey(let key):
         return (
@@ -214,11 +264,19 @@
         )
       case .valueTooLarge(let key, let size, let limit):
         return (
-          "The value of \(key) holds \(size) bytes, more than the \(limit) a machine's copy takes for one value.",
+          """
+          The value of \(key) \(size.map { "holds \($0) bytes" } ?? "is larger than one answer of the cluster may be"), \
+          more than the \(limit) a machine's copy takes for one value.
+          """,
           """
           It is left out of the copy. Keep settings small (a large document is no setting), or raise the \
           follower's maximumValueSize.
           """
+        )
+      case .keyTooLong(let key, let size, let limit):
+        return (
+          "The key \(key) is \(size) bytes long, longer than the \(limit) a machine's copy takes for a key.",
+          "It is left out of the copy. A setting's key is a name: keep it short."
         )
       case .copyTooLarge(let suite, let size, let limit):
         return (
@@ -229,6 +287,26 @@
         return ("The machine's copy could not be written: \(error.summary)", error.remedy)
       case .conflict(let key):
         return ("\(key) changed in the cluster while it was being changed here: nothing was changed.", "Try again.")
+      case .transactionTooLarge(let what, let compares, let operations, let bytes, let limits):
+        return (
+          """
+          \(what) takes one transaction of \(compares) comparisons and \(operations) operations, about \(bytes) bytes; \
+          etcd takes at most \(limits.operations) of each (--max-txn-ops) and \(limits.bytes) bytes (--max-request-bytes).
+          """,
+          """
+          Nothing was changed: a change is never split, so that no machine sees part of it. Make the suite smaller \
+          (fewer or smaller values), or raise the cluster's --max-txn-ops and --max-request-bytes and give the same \
+          to splintctl (--max-txn-ops, --max-request-bytes).
+          """
+        )
+      case .revisionNotKept(let suite, let revision, let reason):
+        return (
+          "What \(suite) held at revision \(revision) is not known: \(reason).",
+          """
+          Give a revision etcd still holds, or one the records of changes reach (`splintctl fleet history --suite \
+          \(suite)` shows both).
+          """
+        )
       case .cancelled:
         return ("The operation was cancelled.", nil)
       }

@@ -292,7 +292,7 @@ public final class DeliveredCredentialStore: CredentialStore {
   /// Whether the file `name` looks like a misnamed delivery of `file`: the same name but for case and the marks
   /// between words (`.`, `-`, `_`: `api.example.com.syncd` for `api.example.com__syncd`), or one that two edits
   /// (a letter added, removed or changed) make `file`.
-  static func isClose(_ name: String, to file: String) -> Bool {
+  package static func isClose(_ name: String, to file: String) -> Bool {
     guard name != file, !name.hasPrefix(".") else { return false }  // `.`, `..`, Kubernetes' `..data`
     let words = { (text: String) in text.lowercased().filter { !".-_".contains($0) } }
     return words(name) == words(file) || editDistance(Array(name.utf8), Array(file.utf8), atMost: 2) <= 2

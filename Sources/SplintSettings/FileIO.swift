@@ -6,6 +6,7 @@
 
 import Glibc
 import SplintSystemCalls
+import Synchronization
 import SystemPackage
 
 /// Why a file operation failed: what the error a store reports is made of.
@@ -443,22 +444,70 @@ enum FileIO {
 
   // MARK: - Fleet followers
 
-  /// Takes the follower lock of a fleet copy, `<copy>.follower` beside it, if no other process holds it: made if
-  /// missing (with `mode`, in the copy's directory, made with `directoryMode` if missing), and otherwise used only if
-  /// it is a regular file with one link of this process's user (as the settings lock is). Nil while another holds
-  /// it. The lock is held for as long as the descriptor is: a follower keeps it for its life, and the kernel drops
-  /// it when the follower dies; the descriptor is open for writing, so that its closing tells watchers
-  /// (`IN_CLOSE_WRITE`).
-  static func takeFollowerLock(
-    ofCopy path: String, mode: mode_t, directoryMode: mode_t
-  ) throws(FileIOError) -> Descriptor? {
-    let location = try locateMakingDirectory(path, mode: directoryMode)
-    let owner = Ownership(user: geteuid(), group: getegid(), mode: mode)
-    let lock = try openLock(location.end.name + followerLockSuffix, in: location, owner: owner)
-    let taken = try attempt { () throws(FileSystemError) in
-      try lock.descriptor.lockIfFree(LOCK_EX, path: location.path + followerLockSuffix)
+  /// What a fleet copy's follower holds for as long as it keeps the copy: its lock, `<copy>.follower`, which only
+  /// the follower's user can open (no one else can hold it, or a lock in its way), and its presence,
+  /// `<copy>.alive`, a socket every reader the mode lets in may test, but not hold (see `PresenceSocket`).
+  final class FollowerHold: Sendable {
+    /// The follower lock, open for writing, so that its closing tells watchers (`IN_CLOSE_WRITE`).
+    private let lock: Descriptor
+    /// The presence socket; given up before the lock.
+    private let presence: Mutex<Descriptor?>
+    /// The copy's directory, where the presence is named.
+    private let directory: Descriptor
+    private let name: String
+    private let path: String
+
+    init(lock: Descriptor, presence: Descriptor, directory: Descriptor, name: String, path: String) {
+      self.lock = lock
+      self.presence = Mutex(presence)
+      self.directory = directory
+      self.name = name
+      self.path = path
     }
-    return taken ? lock.descriptor : nil
+
+    /// Moves the presence's modification time to now: the follower was seen now.
+    func touch() throws(FileIOError) {
+      try FileIO.attempt { () throws(FileSystemError) in try PresenceSocket.touch(name, in: directory, path: path) }
+    }
+
+    deinit {
+      // The presence first: a reader told of the lock's closing finds no one there.
+      presence.withLock { $0 = nil }
+    }
+  }
+
+  /// Takes the follower lock of a fleet copy, `<copy>.follower` beside it, if no other process holds it, and
+  /// publishes this process's presence beside it, `<copy>.alive`, with `presenceMode` (0666 for a copy every user
+  /// reads, 0600 otherwise). The lock is made if missing (mode 0600, in the copy's directory, made with
+  /// `directoryMode` if missing), and otherwise used only if it is a regular file with one link of this process's
+  /// user (as the settings lock is); one that others could open (an earlier version's) is replaced, under its lock,
+  /// by a new one no one else has opened. Nil while another process holds it. Both are held for as long as the
+  /// hold is: a follower keeps it for its life, and the kernel drops them when the follower dies.
+  static func takeFollowerLock(
+    ofCopy path: String, presenceMode: mode_t, directoryMode: mode_t
+  ) throws(FileIOError) -> FollowerHold? {
+    let location = try locateMakingDirectory(path, mode: directoryMode)
+    let owner = Ownership(user: geteuid(), group: getegid(), mode: 0o600)
+    let (lockName, lockPath) = (location.end.name + followerLockSuffix, location.path + followerLockSuffix)
+    var lock = try openLock(lockName, in: location, owner: owner)
+    let taken = try attempt { () throws(FileSystemError) in try lock.descriptor.lockIfFree(LOCK_EX, path: lockPath) }
+    guard taken else { return nil }
+    if lock.status.st_mode & 0o077 != 0 {
+      let temporary = temporaryName(for: lockName)
+      let replacement = try create(temporary, in: location, O_RDWR, ownership: owner)
+      try attempt { () throws(FileSystemError) in
+        _ = try replacement.lockIfFree(LOCK_EX, path: lockPath)  // no one else knows it yet
+        try location.end.directory.rename(temporary, to: lockName, path: lockPath)
+        lock = (replacement, try replacement.status(path: lockPath))
+      }
+    }
+    let (presenceName, presencePath) = (location.end.name + presenceSuffix, location.path + presenceSuffix)
+    let presence = try attempt { () throws(FileSystemError) in
+      try PresenceSocket.publish(presenceName, in: location.end.directory, mode: presenceMode, path: presencePath)
+    }
+    return FollowerHold(
+      lock: lock.descriptor, presence: presence, directory: location.end.directory, name: presenceName,
+      path: presencePath)
   }
 
   /// Makes the file at `path`, and its name in its directory, durable: what a write without `sync` left to later.
@@ -475,6 +524,9 @@ enum FileIO {
   /// The name a fleet copy's follower lock has beside the copy.
   static let followerLockSuffix = ".follower"
 
+  /// The name a fleet copy's follower's presence has beside the copy.
+  static let presenceSuffix = ".alive"
+
   /// Locates `path` as a writer does, but makes its directory, when missing, with `mode` rather than 0700 (a
   /// system copy's directory is for every user to read).
   static func locateMakingDirectory(_ path: String, mode: mode_t) throws(FileIOError) -> SettingsLocation {
@@ -488,16 +540,14 @@ enum FileIO {
     return try locate(path, makingDirectories: true)
   }
 
-  /// Whether a process holds the follower lock at `path` now: false when there is no such lock file, or it is not a
-  /// regular file (nothing is opened that could wait or act), or it is free. Takes a shared lock for a moment to
-  /// find out, which a follower waiting for the lock rides out.
-  static func isFollowed(_ path: String) -> Bool {
-    let raw = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard raw >= 0 else { return false }
-    let file = Descriptor(taking: raw)
-    guard let status = try? file.status(path: path), status.st_mode & S_IFMT == S_IFREG else { return false }
-    guard let free = try? file.lockIfFree(LOCK_SH, path: path) else { return false }
-    return !free
+  /// Whether a follower keeps the copy at `path` now (its presence, `<copy>.alive`, is held), and when a follower
+  /// was last seen there (the presence's modification time, which a follower moves every few seconds); nil when
+  /// there is none, or it is not a follower's presence. Nothing is opened that anyone could hold.
+  static func follower(ofCopy path: String) -> (isFollowed: Bool, lastSeen: timespec?) {
+    guard let location = try? locate(path + presenceSuffix), let (presence, status) = location.end.file,
+      status.type == S_IFSOCK
+    else { return (false, nil) }
+    return (PresenceSocket.isHeld(presence), status.st_mtim)
   }
 
   // MARK: - Paths

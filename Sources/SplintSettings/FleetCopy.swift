@@ -79,6 +79,17 @@ package enum FleetCopy {
     return state.appendingPathComponent("splint-fleet", isDirectory: true)
   }
 
+  /// This user's own copy directory, `$XDG_STATE_HOME/splint-fleet`, as a path without `.`, `..` or doubled slashes.
+  static var userDirectoryPath: String { FileIO.standardized(userDirectory().path) }
+
+  /// Whether `path` (absolute, standardized) is a copy in this user's own copy directory, which a user's follower
+  /// writes: never a system copy, whoever owns it (a root process whose `HOME` or `XDG_STATE_HOME` names someone
+  /// else's directory reads a copy there as that user's). Not when that directory is the system's.
+  static func isUsersOwnCopy(_ path: String) -> Bool {
+    let directory = FileIO.directory(of: path)
+    return directory == userDirectoryPath && directory != systemDirectory
+  }
+
   /// The user ID of ``systemUser``, or nil where the system has no such user.
   static let systemUserID = Users.id(named: systemUser)
 
@@ -100,6 +111,8 @@ package enum FleetCopy {
     package var prefix: String
     /// Keys the cluster holds under the prefix that are not in the copy, and why (not JSON, too large, reserved).
     package var skipped: [String: String]
+    /// How many more keys are left out than `skipped` lists (it lists a bounded number).
+    package var skippedMore: Int
     /// The follower's host name, process ID and user.
     package var host: String
     package var processID: Int32
@@ -115,7 +128,8 @@ package enum FleetCopy {
 
     package init(
       engine: String, cluster: String, revision: Int64, endpoints: [String], prefix: String,
-      skipped: [String: String] = [:], state: FleetCopyStatus.State, since: Date, reason: String? = nil,
+      skipped: [String: String] = [:], skippedMore: Int = 0, state: FleetCopyStatus.State, since: Date,
+      reason: String? = nil,
       written: Date = Date()
     ) {
       self.engine = engine
@@ -124,6 +138,7 @@ package enum FleetCopy {
       self.endpoints = endpoints
       self.prefix = prefix
       self.skipped = skipped
+      self.skippedMore = skippedMore
       host = ProcessInfo.processInfo.hostName
       processID = getpid()
       user = Users.name(geteuid())
@@ -145,6 +160,7 @@ package enum FleetCopy {
       if !skipped.isEmpty {
         object["skipped"] = .object(Dictionary(uniqueKeysWithValues: skipped.map { (JSONKey($0), .string($1)) }))
       }
+      if skippedMore > 0 { object["skippedMore"] = .int(skippedMore) }
       if let reason { object["reason"] = .string(reason) }
       return .object(object)
     }
@@ -175,6 +191,7 @@ package enum FleetCopy {
       } else {
         skipped = [:]
       }
+      if case .int(let more)? = object["skippedMore"] { skippedMore = max(more, 0) } else { skippedMore = 0 }
       if case .string(let host)? = object["host"] { self.host = host } else { host = "" }
       if case .int(let processID)? = object["pid"] {
         self.processID = Int32(clamping: processID)
@@ -278,50 +295,114 @@ package enum FleetCopy {
 
   // MARK: - Trust
 
-  /// Whether the copy at `path` may enforce keys: only one that no user but root and the follower's system user can
-  /// have written. Nil when it may; otherwise why not, in words.
+  /// What a judgement of a copy's trust found (``trust(ofCopyAt:readAs:)``).
+  enum Trust: Equatable {
+    /// The copy may enforce keys.
+    case trusted
+    /// It may not, for this reason (a phrase: "its directory /x belongs to user 1000 (alice), not root").
+    case untrusted(String)
+    /// The file at the copy's path is no longer the one whose content is in use: judged again once that is read.
+    case replaced
+  }
+
+  /// Who may have written a system copy: root, and the follower's system user.
+  private static func mayWriteSystemCopies(_ user: uid_t) -> Bool { user == 0 || user == systemUserID }
+
+  /// "root", or "root or splint-fleet" where the system has that user.
+  private static var systemOwners: String { systemUserID == nil ? "root" : "root or \(systemUser)" }
+
+  /// Whether the copy at `path`, whose content in use was read from the file `identity` names, may enforce keys:
+  /// only a file that no user but root and the follower's system user can have written, as it was read.
   ///
-  /// Every directory above the copy's belongs to root and is not writable by others (or, like `/tmp`, has the sticky
-  /// bit, so that no one else can move root's directory in it); the copy's directory, and the copy, belong to root
-  /// or the system user, and neither is writable by group or others; the copy is a regular file with one link.
-  /// Looked at from the path as it resolves now, with `lstat`: no one but those two can change any name on the way,
-  /// so what is judged is what was read.
-  static func trustProblem(ofCopyAt path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return "it cannot be found (\(String(cString: strerror(errno))))" }
-    let real = String(cString: resolved)
-    free(resolved)
-    let trusted: (uid_t) -> Bool = { $0 == 0 || $0 == systemUserID }
-    let owners = systemUserID == nil ? "root" : "root or \(systemUser)"
-    var components = real.split(separator: "/").map(String.init)
-    let name = components.removeLast()
-    var directory = ""
-    for (index, component) in ([""] + components).enumerated() {
-      directory = index == 0 ? "/" : (directory == "/" ? "/\(component)" : "\(directory)/\(component)")
-      var status = stat()
-      guard lstat(directory, &status) == 0 else { return "\(directory) cannot be looked at" }
-      let isCopyDirectory = index == components.count
-      let writableByOthers = status.st_mode & 0o022 != 0
-      if isCopyDirectory {
-        guard trusted(status.st_uid) else {
-          return "its directory \(directory) belongs to \(Users.name(status.st_uid)), not \(owners)"
-        }
-        guard !writableByOthers else { return "its directory \(directory) may be written by others than its owner" }
-      } else {
-        guard status.st_uid == 0 else {
-          return "\(directory), above it, belongs to \(Users.name(status.st_uid)), not root"
-        }
-        guard !writableByOthers || status.st_mode & S_ISVTX != 0 else {
-          return "\(directory), above it, may be written by others than root"
-        }
+  /// The copy's directory is found as every file of the module is (`PathWalk`, under `OwnershipRules`), from the
+  /// root, one component at a time on descriptors, and every step on the way must be one that no one else can
+  /// change: each directory and link belongs to root or the system user, and a directory others may write has the
+  /// sticky bit (as `/tmp`: no one else can move root's things in it). The copy's own directory may be written by
+  /// its owner alone. The copy is then looked at in that directory by its own name, without following a link (a
+  /// follower writes the file itself there): a regular file of root or the system user that neither group nor
+  /// others may write, judged with `fstat` on the descriptor that names it, and only if it is the very file
+  /// (device, inode, owner, size and times) whose content is in use; otherwise ``Trust/replaced``.
+  static func trust(ofCopyAt path: String, readAs identity: FileIdentity) -> Trust {
+    let (directoryPath, name) = (FileIO.directory(of: path), FileIO.name(of: path))
+    var rules = TrustRules()
+    let directory: (descriptor: Descriptor, status: stat)
+    do throws(FileSystemError) {
+      let root = try Descriptor.root()
+      let rootStatus = try root.status(path: "/")
+      if !mayWriteSystemCopies(rootStatus.st_uid) || rootStatus.othersMayWrite {
+        return .untrusted("/ may be changed by others than \(systemOwners)")  // coverage:ignore — a broken system
+      }
+      guard let found = try PathWalk.walk(directoryPath, from: root, at: "", rules: &rules).file else {
+        return .untrusted("its directory \(directoryPath) cannot be found")  // coverage:ignore — read a moment ago
+      }
+      directory = found
+    } catch {
+      switch error {
+      case .refused(_, let reason): return .untrusted(reason)
+      case .system(let error):
+        return .untrusted(
+          "its directory \(directoryPath) cannot be looked at (\(String(cString: strerror(error.code))))")
       }
     }
-    var status = stat()
-    guard lstat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
-    guard trusted(status.st_uid) else { return "it belongs to \(Users.name(status.st_uid)), not \(owners)" }
-    guard status.st_mode & 0o022 == 0 else { return "it may be written by others than its owner" }
-    guard status.st_nlink == 1 else { return "it has \(status.st_nlink) links" }
-    _ = name
-    return nil
+    guard directory.status.type == S_IFDIR else { return .untrusted("\(directoryPath) is not a directory") }
+    guard mayWriteSystemCopies(directory.status.st_uid) else {
+      return .untrusted(
+        "its directory \(directoryPath) belongs to \(Users.name(directory.status.st_uid)), not \(systemOwners)")
+    }
+    guard !directory.status.othersMayWrite else {
+      return .untrusted(
+        "its directory \(directoryPath) may be written by others than its owner (mode \(directory.status.modeText))")
+    }
+    let status: stat
+    do throws(FileSystemError) {
+      status = try directory.descriptor.open(name, LinuxFlags.openPath | O_NOFOLLOW, path: path).status(path: path)
+    } catch {
+      return .replaced
+    }
+    guard FileIdentity(status) == identity else { return .replaced }
+    guard status.type != S_IFLNK else {
+      return .untrusted("it is a symbolic link, not the file a follower writes in \(directoryPath)")
+    }
+    guard status.type == S_IFREG else { return .untrusted("it is not a regular file") }
+    guard mayWriteSystemCopies(status.st_uid) else {
+      return .untrusted("it belongs to \(Users.name(status.st_uid)), not \(systemOwners)")
+    }
+    guard status.st_mode & 0o022 == 0 else {
+      return .untrusted("it may be written by others than its owner (mode \(status.modeText))")
+    }
+    return .trusted
+  }
+
+  /// The rules of the walk to a copy's directory when its trust is judged: `OwnershipRules` (which every look-up
+  /// follows), and then nothing on the way that anyone but root and the system user could change.
+  struct TrustRules: PathRules {
+    private var ownership = OwnershipRules(makesDirectories: false)
+
+    mutating func enter(
+      _ child: stat, at path: String, in directory: stat, at directoryPath: String
+    ) throws(FileSystemError) {
+      try ownership.enter(child, at: path, in: directory, at: directoryPath)
+      if directory.othersMayWrite, directory.st_mode & S_ISVTX == 0 {
+        throw .refused(
+          path: path,
+          reason:
+            "\(directoryPath), on the way to it, may be written by others than its owner (mode \(directory.modeText))")
+      }
+      guard FleetCopy.mayWriteSystemCopies(child.st_uid) else {
+        let what = child.type == S_IFLNK ? "the symbolic link \(path)" : path
+        throw .refused(
+          path: path,
+          reason: "\(what), on the way to it, belongs to \(Users.name(child.st_uid)), not \(FleetCopy.systemOwners)")
+      }
+    }
+
+    mutating func follow(_ link: stat, at path: String, to target: String) throws(FileSystemError) {
+      try ownership.follow(link, at: path, to: target)
+    }
+
+    func ascend(from directory: stat, at path: String, to parent: stat) throws(FileSystemError) {
+      try ownership.ascend(from: directory, at: path, to: parent)
+    }
   }
 }
 
@@ -361,8 +442,11 @@ public struct FleetCopyStatus: Sendable, Hashable {
   public let keys: [String]
   /// The keys the fleet marks as enforced, sorted; they are enforced only when ``isTrusted``.
   public let enforcedKeys: [String]
-  /// Keys under the prefix that the copy leaves out, and why (not JSON, too large, reserved).
+  /// Keys under the prefix that the copy leaves out, and why (not JSON, too large, reserved): at most a hundred,
+  /// each name cut to a line's length, with control characters escaped.
   public let skippedKeys: [String: String]
+  /// How many more keys the copy leaves out than ``skippedKeys`` lists.
+  public let moreSkippedKeys: Int
   /// What the follower was doing when it last wrote, and since when.
   public let state: State
   /// Since when the follower has been in ``state``.
@@ -376,12 +460,16 @@ public struct FleetCopyStatus: Sendable, Hashable {
   /// Whether a follower process holds the copy now. False when its follower ended or died: the values are the
   /// last it wrote.
   public let isFollowed: Bool
+  /// When a follower was last seen keeping the copy: while one does, within a few seconds of now (it tells so
+  /// every ``FleetFollower``-check interval); once it stopped, when it stopped; once it died, its last sign of life.
+  public let lastSeen: Date
   /// Whether the copy may enforce keys: a system copy that only root and the follower's system user can have
   /// written.
   public let isTrusted: Bool
 
   package init(
-    url: URL, metadata: FleetCopy.Metadata, keys: [String], enforcedKeys: [String], isFollowed: Bool, isTrusted: Bool
+    url: URL, metadata: FleetCopy.Metadata, keys: [String], enforcedKeys: [String], isFollowed: Bool,
+    lastSeen: Date, isTrusted: Bool
   ) {
     self.url = url
     engine = metadata.engine
@@ -392,12 +480,52 @@ public struct FleetCopyStatus: Sendable, Hashable {
     self.keys = keys.sorted()
     self.enforcedKeys = enforcedKeys.sorted()
     skippedKeys = metadata.skipped
+    moreSkippedKeys = metadata.skippedMore
     state = metadata.state
     since = metadata.since
     reason = metadata.reason
     follower = "\(metadata.user) on \(metadata.host), process \(metadata.processID)"
     written = metadata.written
     self.isFollowed = isFollowed
+    self.lastSeen = lastSeen
     self.isTrusted = isTrusted
+  }
+}
+
+extension String {
+  /// The text with every character that a terminal or a log acts on written out as `\u{1B}`: the C0 controls (but
+  /// for line feeds and tabs, with `keepingLines`), DEL, the C1 controls, and the bidirectional overrides and
+  /// isolates that reorder what is shown. Text from a server or from another user, safe to print, log, or keep in a
+  /// copy, and still saying what was received.
+  package func escapingControlCharacters(keepingLines: Bool = false) -> String {
+    guard
+      unicodeScalars.contains(where: { Self.isEscaped($0, keepingLines: keepingLines) })
+    else { return self }
+    var escaped = ""
+    for scalar in unicodeScalars {
+      if Self.isEscaped(scalar, keepingLines: keepingLines) {
+        escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      } else {
+        escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped
+  }
+
+  /// The text escaped (``escapingControlCharacters(keepingLines:)``), and cut to at most `limit` characters, with
+  /// "…" where it is cut, in the middle (its end often tells two long names apart): a name or a message from a
+  /// server, however long it was sent, for a line of a log.
+  package func shown(limit: Int = 200) -> String {
+    let escaped = escapingControlCharacters()
+    guard escaped.count > limit else { return escaped }
+    return String(escaped.prefix(limit - limit / 3)) + "…" + String(escaped.suffix(limit / 3))
+  }
+
+  private static func isEscaped(_ scalar: Unicode.Scalar, keepingLines: Bool) -> Bool {
+    switch scalar.value {
+    case 0x0A, 0x09: !keepingLines
+    case 0x00..<0x20, 0x7F..<0xA0, 0x202A...0x202E, 0x2066...0x2069: true
+    default: false
+    }
   }
 }

@@ -18,14 +18,15 @@ package final class FleetCopyWriter: Sendable {
   /// The copy.
   package let url: URL
   private let file: SettingsFile
-  /// The follower lock, while this writer holds it.
-  private let lock = Mutex<Descriptor?>(nil)
+  /// The follower lock and presence, while this writer holds them.
+  private let lock = Mutex<FileIO.FollowerHold?>(nil)
   /// Whether a write has not been made durable yet.
   private let unsynced = Atomic(false)
-  /// The mode of the copy, its lock files and its directory when this writer makes them: readable by every user
-  /// for a system copy, by this user alone otherwise.
+  /// The mode of the copy and its directory when this writer makes them: readable by every user for a system copy,
+  /// by this user alone otherwise; and of its presence, which every user may test for a system copy.
   private let mode: mode_t
   private let directoryMode: mode_t
+  private let presenceMode: mode_t
 
   /// A writer of the copy at `url`; `shared` for a system copy, which every user's programs read.
   package init(url: URL, shared: Bool = FleetCopy.writesSystemCopies) {
@@ -33,9 +34,11 @@ package final class FleetCopyWriter: Sendable {
     file = SettingsFile.shared(for: url)
     mode = shared ? 0o644 : 0o600
     directoryMode = shared ? 0o755 : 0o700
+    presenceMode = shared ? 0o666 : 0o600
   }
 
-  /// Takes the copy's follower lock, if no other follower holds it: true when this writer holds it now (or held it
+  /// Takes the copy's follower lock, if no other follower holds it, and publishes the follower's presence beside
+  /// the copy (what readers test, and when they last saw it): true when this writer holds it now (or held it
   /// already), false while another process does.
   ///
   /// - Throws: ``SettingsError/writeFailed(_:reason:)`` (or ``SettingsError/unsafePath(_:reason:)``) when the lock
@@ -44,7 +47,8 @@ package final class FleetCopyWriter: Sendable {
     try lock.withLock { held throws(SettingsError) -> Bool in
       if held != nil { return true }
       do throws(FileIOError) {
-        held = try FileIO.takeFollowerLock(ofCopy: file.path, mode: mode, directoryMode: directoryMode)
+        held = try FileIO.takeFollowerLock(
+          ofCopy: file.path, presenceMode: presenceMode, directoryMode: directoryMode)
       } catch {
         throw file.settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
       }
@@ -58,6 +62,18 @@ package final class FleetCopyWriter: Sendable {
   /// Gives the follower lock up (a follower that ends): the next follower may take over at once.
   package func release() {
     lock.withLock { $0 = nil }
+  }
+
+  /// Tells readers that the follower is still there: its presence's modification time, which they take for when
+  /// it was last seen, moves to now. A follower calls it every few seconds while it holds the lock.
+  ///
+  /// - Throws: ``SettingsError/writeFailed(_:reason:)`` when the file system refuses.
+  package func heartbeat() throws(SettingsError) {
+    do throws(FileIOError) {
+      try lock.withLock { hold throws(FileIOError) in try hold?.touch() }
+    } catch {
+      throw file.settingsError(error, otherwise: SettingsError.writeFailed(_:reason:remedy:))
+    }
   }
 
   /// What the copy holds now: its description, its settings and the keys it enforces.

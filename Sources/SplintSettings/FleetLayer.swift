@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import SplintSystemCalls
 import Synchronization
 
@@ -15,8 +17,11 @@ final class FleetLayer: Sendable {
   let file: SettingsFile
   let url: URL
 
-  /// Whether the copy may enforce keys, judged for the file's content `version` (see ``isTrusted``).
-  private let trust = Mutex<(version: UInt64, problem: String?)?>(nil)
+  /// Whether the copy may enforce keys, judged for the file whose content is in use (see ``trustProblem(of:)``).
+  private let trust = Mutex<(identity: FileIdentity, problem: String?)?>(nil)
+  /// Whether the copy is a user's own (in `$XDG_STATE_HOME/splint-fleet`, which a user's follower writes): never a
+  /// system copy, whoever owns it.
+  private let isUsersOwnCopy: Bool
   /// The problems last told, so that a copy rewritten with the same state tells each once.
   private let told = Mutex<[SettingsError]>([])
   /// Tells this layer when the follower's lock file is closed: the follower ended or died.
@@ -47,6 +52,7 @@ final class FleetLayer: Sendable {
   private init(file: SettingsFile) {
     self.file = file
     url = file.url
+    isUsersOwnCopy = FleetCopy.isUsersOwnCopy(file.path)
     liveness = Liveness()
     liveness.layer.withLock { $0 = WeakLayerReference(layer: self) }
     let id = file.tellChanges { [weak self] keys in
@@ -58,12 +64,13 @@ final class FleetLayer: Sendable {
     changeObserver.store(id, ordering: .relaxed)
   }
 
-  /// Starts watching the copy's follower lock file, once, so that a follower that ends is told of at once.
+  /// Starts watching the copy's follower lock file and presence, once, so that a follower that ends, or a new one,
+  /// is told of at once.
   func startWatching() {
     guard !watching.exchange(true, ordering: .relaxed) else { return }
-    let path = file.path + FileIO.followerLockSuffix
+    let names = [FileIO.followerLockSuffix, FileIO.presenceSuffix].map { file.path + $0 }
     SettingsWatcher.shared.watch(
-      liveness, at: [(FileIO.directory(of: path), FileIO.name(of: path))], interval: .seconds(1))
+      liveness, at: names.map { (FileIO.directory(of: $0), FileIO.name(of: $0)) }, interval: .seconds(1))
   }
 
   deinit {
@@ -81,56 +88,92 @@ final class FleetLayer: Sendable {
   /// The keys the copy marks as enforced, if it may enforce any: empty for a copy that is not a system copy. From
   /// memory.
   var enforcedKeys: Set<JSONKey> {
-    let keys = listed.keys
-    return keys.isEmpty || !isTrusted ? [] : Set(keys.map { JSONKey($0) })
+    let stored = file.storedValues([JSONKey(FleetCopy.enforcedKey)])
+    let keys = FleetCopy.EnforcedKeys(stored.values[0]).keys
+    return keys.isEmpty || trustProblem(of: stored.identity) != nil ? [] : Set(keys.map { JSONKey($0) })
   }
 
   /// The copy's value of `key` when the copy enforces it, else nil; from memory, as ``SettingsFile/storedValue(_:)``.
+  /// The list of enforced keys, the value and the file they were read from are taken together, so that the trust
+  /// judged is that of the file the value came from.
   func enforcedValue(_ key: JSONKey) -> JSONValue? {
-    guard listed.contains(key), isTrusted else { return nil }
-    return file.storedValue(key)
+    let stored = file.storedValues([JSONKey(FleetCopy.enforcedKey), key])
+    guard FleetCopy.EnforcedKeys(stored.values[0]).contains(key), trustProblem(of: stored.identity) == nil
+    else { return nil }
+    return stored.values[1]
   }
 
   /// The keys the copy enforces now, with their values: those its `"$enforced"` lists and that it holds, if it may
-  /// enforce keys; from memory.
+  /// enforce keys; from memory. As in ``enforcedValue(_:)``, the list, the values and the file they were read from
+  /// are taken together: read again, with the keys it lists, until the list read is the one its values were read for.
   func enforcedValues() -> [JSONKey: JSONValue] {
-    let listed = listed.keys
-    guard !listed.isEmpty, isTrusted else { return [:] }
-    var values: [JSONKey: JSONValue] = [:]
-    for key in listed.map({ JSONKey($0) }) {
-      if let value = file.storedValue(key) { values[key] = value }
+    var keys: [JSONKey] = []
+    while true {
+      let stored = file.storedValues([JSONKey(FleetCopy.enforcedKey)] + keys)
+      let listed = FleetCopy.EnforcedKeys(stored.values[0]).keys.map { JSONKey($0) }
+      guard listed == keys else {
+        keys = listed
+        continue
+      }
+      guard !keys.isEmpty, trustProblem(of: stored.identity) == nil else { return [:] }
+      var values: [JSONKey: JSONValue] = [:]
+      for (key, value) in zip(keys, stored.values.dropFirst()) {
+        if let value { values[key] = value }
+      }
+      return values
     }
-    return values
   }
 
-  /// Whether the copy may enforce keys: judged again whenever its content changes (``FleetCopy/trustProblem(ofCopyAt:)``).
+  /// Why the copy may not enforce keys now, or nil when it may.
+  var trustProblem: String? { trustProblem(of: file.storedValues([]).identity) }
+
+  /// Whether the copy may enforce keys now.
   var isTrusted: Bool { trustProblem == nil }
 
-  /// Why the copy may not enforce keys, or nil when it may.
-  var trustProblem: String? {
-    let version = file.snapshotVersion
-    if let judged = trust.withLock({ $0 }), judged.version == version { return judged.problem }
-    let problem = FleetCopy.trustProblem(ofCopyAt: file.path)
-    trust.withLock { $0 = (version, problem) }
-    return problem
+  /// Why the content read from the file `identity` names may not enforce keys, or nil when it may: judged once per
+  /// file and version of it (``FleetCopy/trust(ofCopyAt:readAs:)``), on the file itself, and kept with it.
+  private func trustProblem(of identity: FileIdentity?) -> String? {
+    guard let identity else { return "there is no copy" }
+    if isUsersOwnCopy { return "it is a user's own copy (in \(FleetCopy.userDirectoryPath)), not the system's" }
+    if let judged = trust.withLock({ $0 }), judged.identity == identity { return judged.problem }
+    switch FleetCopy.trust(ofCopyAt: file.path, readAs: identity) {
+    case .trusted:
+      trust.withLock { $0 = (identity, nil) }
+      return nil
+    case .untrusted(let problem):
+      trust.withLock { $0 = (identity, problem) }
+      return problem
+    case .replaced:
+      // Not this content's file any more: nothing is enforced until the new one is read, and judged.
+      return "it changed while it was judged"
+    }
   }
 
   /// What the copy says of itself, or nil when there is no copy, or it does not describe itself.
   var status: FleetCopyStatus? {
     guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
+    let follower = follower(metadata)
     return FleetCopyStatus(
       url: url, metadata: metadata, keys: file.keys.filter { !FleetCopy.isReserved($0) },
-      enforcedKeys: listed.keys, isFollowed: FileIO.isFollowed(file.path + FileIO.followerLockSuffix),
+      enforcedKeys: listed.keys, isFollowed: follower.isFollowed, lastSeen: follower.lastSeen,
       isTrusted: isTrusted)
+  }
+
+  /// Whether a follower keeps the copy now (its presence beside the copy), and when one was last seen: its last
+  /// heartbeat while it runs; when it stopped, once it stopped; its last heartbeat or write, once it died.
+  private func follower(_ metadata: FleetCopy.Metadata) -> (isFollowed: Bool, lastSeen: Date) {
+    let presence = FileIO.follower(ofCopy: file.path)
+    let heartbeat = presence.lastSeen.map { Date(timeIntervalSince1970: Double($0.tv_sec) + Double($0.tv_nsec) / 1e9) }
+    if !presence.isFollowed, metadata.state == .stopped { return (false, metadata.since) }
+    return (presence.isFollowed, max(heartbeat ?? metadata.written, metadata.written))
   }
 
   /// What is wrong with the copy now, from a reader's view: its follower has lost the cluster, no follower keeps it,
   /// or it marks keys it may not enforce. Nil when nothing is, or there is no copy.
   var problem: SettingsError? {
     guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
-    if !FileIO.isFollowed(file.path + FileIO.followerLockSuffix) {
-      return .noFleetFollower(url, since: metadata.state == .stopped ? metadata.since : metadata.written)
-    }
+    let follower = follower(metadata)
+    if !follower.isFollowed { return .noFleetFollower(url, since: follower.lastSeen) }
     if metadata.state == .unreachable {
       return .fleetUnreachable(url, since: metadata.since, reason: metadata.reason ?? "no member answered")
     }
@@ -164,12 +207,20 @@ final class FleetLayer: Sendable {
   }
 
   /// What the watcher tells when the follower's lock file changes or is closed after writing (the follower ends or
-  /// dies: the kernel closes its descriptor).
+  /// dies: the kernel closes its descriptor), or its presence is made.
   private final class Liveness: WatchedFile {
     let layer = Mutex(WeakLayerReference())
 
+    /// After the lock's closing, how long after it the presence is tested again while it still seems held: a dying
+    /// process's descriptors are released one by one, the lock's possibly before its presence's.
+    static let againAfter: [DispatchTimeInterval] = [.milliseconds(20), .milliseconds(200), .seconds(1)]
+
     func contentMayHaveChanged() {
-      layer.withLock { $0.layer }?.tellProblem()
+      guard let layer = layer.withLock({ $0.layer }) else { return }
+      layer.tellProblem()
+      for delay in Self.againAfter {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak layer] in layer?.tellProblem() }
+      }
     }
 
     // The copy's own file tells its readers when it is polled; its follower lock has nothing to add.

@@ -269,3 +269,14 @@ public struct JSONKey: Hashable, Comparable, Sendable, ExpressibleByStringLitera
     hasher.combine(text.utf8.count)
   }
 }
+
+extension JSONValue {
+  /// `text` as one line of compact JSON, with every number as `text` writes it (where a `Double` would round it, as
+  /// ``description`` would); nil when `text` is not one strict JSON value. For `splintctl fleet`, which shows what a
+  /// cluster holds: nothing of it reaches a terminal unescaped.
+  package static func compactText(of text: String) -> String? {
+    let bytes = Array(text.utf8)
+    guard (try? JSONParser.valueAndExactness(from: bytes)) != nil else { return nil }
+    return try? JSONParser.exactText(of: bytes, format: .compact)
+  }
+}

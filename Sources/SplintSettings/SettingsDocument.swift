@@ -3,12 +3,18 @@
 /// members that were set, and keeps every comment, blank line and the file's own indentation (see
 /// `SettingsLayout`).
 ///
-/// The member ``versionKey`` records the settings' schema version (see `SettingsMigration`): it is not a setting,
-/// so ``keys`` and ``values`` leave it out, and only ``schemaVersion`` reads and sets it.
+/// The member ``versionKey`` records the settings' schema version (see `SettingsMigration`), and ``schemaKey`` where
+/// editors find the file's JSON Schema: neither is a setting, so ``keys`` and ``values`` leave them out, and only
+/// ``schemaVersion`` and ``schemaReference`` read and set them.
 struct SettingsDocument: Sendable, Equatable {
   /// The reserved key under which a file records its settings' schema version.
   static let versionKey = "$version"
-  private static let reservedKey = JSONKey(versionKey)
+  /// The reserved key under which a file names its JSON Schema, for editors (`"$schema": "./settings.schema.json"`).
+  static let schemaKey = "$schema"
+  private static let reservedKeys: Set = [JSONKey(versionKey), JSONKey(schemaKey)]
+
+  /// Whether `key` is a reserved member, not a setting.
+  static func isReserved(_ key: String) -> Bool { reservedKeys.contains(JSONKey(key)) }
 
   struct Member: Sendable, Equatable {
     let key: JSONKey
@@ -54,12 +60,19 @@ struct SettingsDocument: Sendable, Equatable {
       spans: object.members.map(\.span))
   }
 
-  /// The keys in file order, but for the reserved ``versionKey``.
-  var keys: [String] { members.compactMap { $0.key == Self.reservedKey ? nil : $0.key.text } }
+  /// The keys in file order, but for the reserved ``versionKey`` and ``schemaKey``.
+  var keys: [String] { members.compactMap { Self.reservedKeys.contains($0.key) ? nil : $0.key.text } }
 
-  /// Every key's value, but for the reserved ``versionKey``'s.
+  /// Every key's value, but for the reserved ``versionKey``'s and ``schemaKey``'s.
   var values: [JSONKey: JSONValue] {
-    Dictionary(uniqueKeysWithValues: members.compactMap { $0.key == Self.reservedKey ? nil : ($0.key, $0.value) })
+    Dictionary(
+      uniqueKeysWithValues: members.compactMap { Self.reservedKeys.contains($0.key) ? nil : ($0.key, $0.value) })
+  }
+
+  /// What the file records under ``schemaKey``; setting nil removes it.
+  var schemaReference: JSONValue? {
+    get { self[Self.schemaKey] }
+    set { self[Self.schemaKey] = newValue }
   }
 
   /// What the file records under ``versionKey``: nil when it records nothing (version 0, before any migration).

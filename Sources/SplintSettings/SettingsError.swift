@@ -219,7 +219,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   public static func invalidSuiteName(_ suite: String) -> SettingsError { SettingsError(.invalidSuiteName(suite)) }
 
   /// `key` is reserved: `"$version"` records the settings' schema version, which only ``SettingsMigration``s
-  /// change. Nothing was written.
+  /// change; `"$schema"` tells editors where the file's JSON Schema is, which `splintctl schema` sets. Nothing was
+  /// written.
   public static func reservedKey(_ key: String) -> SettingsError { SettingsError(.reservedKey(key)) }
 
   /// The settings file records schema `version`, newer than the newest ``SettingsMigration`` this program knows
@@ -386,6 +387,11 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
         Use a plain directory name such as com.example.app: not empty or blank, no "/" and no control characters \
         such as a newline, not "." or "..".
         """
+      )
+    case .reservedKey(let key) where key == SettingsDocument.schemaKey:
+      return (
+        "\"\(key)\" is reserved: it tells editors where the settings' JSON Schema is.",
+        "Set it with `splintctl schema`, which writes the schema beside the file. Nothing was written."
       )
     case .reservedKey(let key):
       return (

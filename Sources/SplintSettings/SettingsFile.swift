@@ -94,6 +94,8 @@ final class SettingsFile: WatchedFile {
     var values: [JSONKey: JSONValue] = [:]
     var keys: [String] = []
     var version: UInt64 = 1
+    /// The identity of the file `values` were read from or written to; nil when there was no file.
+    var identity: FileIdentity?
     var nextID: UInt64 = 0
     var observers: [JSONKey: [UInt64: Observer]] = [:]
     var changeStreams: [UInt64: ChangeStream] = [:]
@@ -296,6 +298,13 @@ final class SettingsFile: WatchedFile {
 
   /// The version of the content in use: it grows with every change adopted.
   var snapshotVersion: UInt64 { shared.withLock { $0.version } }
+
+  /// The values in memory for `keys`, in order, and the identity of the file they were read from (nil when there was
+  /// no file), taken together: what a judgement of the file (a fleet copy's trust) applies to. Without looking at
+  /// the file, as ``storedValue(_:)``.
+  func storedValues(_ keys: [JSONKey]) -> (values: [JSONValue?], identity: FileIdentity?) {
+    shared.withLock { shared in (keys.map { shared.values[$0] }, shared.identity) }
+  }
 
   /// ``snapshotVersion`` without taking a lock (one atomic load): published as soon as a change is adopted, before
   /// any observer hears of it, so that a reader may tell that news is on its way.
@@ -567,6 +576,7 @@ final class SettingsFile: WatchedFile {
     io.adoptions += 1
     return shared.withLock { shared -> Notification? in
       shared.problem = nil
+      shared.identity = identity
       shared.versionValue = document.versionValue
       checkVersion(in: &shared)
       let values = document.values

@@ -198,7 +198,7 @@ struct SettingsLayers: Sendable {
 
   /// The value in effect for `key`, from memory, with `enforced` as what the copies enforce.
   private func valueInEffect(_ key: JSONKey, enforced: [[JSONKey: JSONValue]]) -> JSONValue? {
-    let enforcement = enforced.enumerated().lazy.compactMap { index, values in values[key].map { ($0, index) } }.first
+    let enforcement = enforced.enumerated().firstNonNil { index, values in values[key].map { ($0, index) } }
     return resolve(key.text, enforced: enforcement) { $1.storedValue(key) }?.value
   }
 }

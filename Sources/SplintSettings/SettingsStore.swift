@@ -189,8 +189,7 @@ public final class SettingsStore: Sendable {
   /// this process has inotify left is known only once it watches, which ``errors()`` then tells); nil where inotify
   /// sees every change. For `splintctl path`, which starts no watcher.
   package var unwatchableFileSystem: String? {
-    FileIO.namesAlong(file.path).lazy.compactMap { UnwatchableFileSystem.of(FileIO.directory(of: $0)) }.first?
-      .description
+    FileIO.namesAlong(file.path).firstNonNil { UnwatchableFileSystem.of(FileIO.directory(of: $0)) }?.description
   }
 
   /// The system layers below the user's file, first wins: read, watched, never written.
@@ -219,15 +218,15 @@ public final class SettingsStore: Sendable {
   /// file is fine or does not exist. While a file has a problem, its last good values stay in use (none, for a
   /// system file that never was good): a broken system file is skipped, never written.
   public var fileError: SettingsError? {
-    file.problem ?? layers.copies.lazy.compactMap(\.file.problem).first
-      ?? layers.system.lazy.compactMap(\.problem).first
+    file.problem ?? layers.copies.firstNonNil(\.file.problem) ?? layers.system.firstNonNil(\.problem)
   }
 
   /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version
-  /// (``schemaVersion``). System layers' keys are not among them: these are what export, reset and import work on.
+  /// (``schemaVersion``), nor `"$schema"`, which tells editors where the file's JSON Schema is (`splintctl schema`
+  /// sets it). System layers' keys are not among them: these are what export, reset and import work on.
   public var keys: [String] { file.keys }
 
-  /// Every key's value in the user's file (not `"$version"`'s, and not system layers' values, which
+  /// Every key's value in the user's file (not `"$version"`'s or `"$schema"`'s, and not system layers' values, which
   /// ``value(forKey:)`` finds). Keys are ``JSONKey``s, which tell apart keys that Swift strings would take for one
   /// ("é" written as one scalar, or as "e" and a combining accent), as the file and every other JSON tool do.
   public var values: [JSONKey: JSONValue] { file.values }

@@ -42,15 +42,17 @@ public struct SettingsTransaction {
   }
 
   /// The keys the user's file holds, in file order (not the reserved `"$version"`, which records the settings'
-  /// schema version for ``SettingsMigration``s).
+  /// schema version for ``SettingsMigration``s, nor `"$schema"`, which tells editors where the file's JSON Schema
+  /// is).
   public var keys: [String] { document.keys }
 
-  /// The value the user's file holds for `key`; setting nil removes the key. The reserved key `"$version"` reads
-  /// nil, and setting it fails the update with ``SettingsError/reservedKey(_:)``: migrations keep it.
+  /// The value the user's file holds for `key`; setting nil removes the key. The reserved keys `"$version"` and
+  /// `"$schema"` read nil, and setting them fails the update with ``SettingsError/reservedKey(_:)``: migrations keep
+  /// the one, `splintctl schema` the other.
   public subscript(key: String) -> JSONValue? {
-    get { key == SettingsDocument.versionKey ? nil : document[key] }
+    get { SettingsDocument.isReserved(key) ? nil : document[key] }
     set {
-      if key == SettingsDocument.versionKey {
+      if SettingsDocument.isReserved(key) {
         invalid = invalid ?? .reservedKey(key)
       } else if newValue != nil, let copy = enforced[JSONKey(key)] {
         invalid = invalid ?? .enforcedByFleet(key: key, copy: copy)
@@ -74,7 +76,7 @@ public struct SettingsTransaction {
       throw .invalidJSON(reason: error.description)
     }
     self[key] = parsed.value
-    if !parsed.exact, key != SettingsDocument.versionKey {
+    if !parsed.exact, !SettingsDocument.isReserved(key) {
       let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
       let trimmed = text.utf8.drop(while: isWhitespace).reversed().drop(while: isWhitespace).reversed()
       document.set(parsed.value, writtenAs: String(decoding: trimmed, as: UTF8.self), forKey: key)

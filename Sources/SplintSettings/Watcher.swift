@@ -165,9 +165,7 @@ final class SettingsWatcher: Sendable {
     state.registrations[id]?.complete = failure == nil
     let reason =
       failure.map(Self.inotifyFailure)
-      ?? registration.locations.lazy.compactMap {
-        UnwatchableFileSystem.of($0.directory)?.description
-      }.first
+      ?? registration.locations.firstNonNil { UnwatchableFileSystem.of($0.directory)?.description }
     state.registrations[id]?.pollReason = reason
     if updatingPolling { updatePolling(&state) }
     guard reason != registration.pollReason, let file = registration.file else { return [] }

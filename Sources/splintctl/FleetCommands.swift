@@ -4,7 +4,9 @@
   import ArgumentParser
   import Dispatch
   import SplintFleet
+  import SplintSecrets
   import SplintSettings
+  import SplintSystemCalls
 
   #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -27,14 +29,17 @@
         Each setting of a suite is the etcd key /splint/<suite>/<key>, holding its JSON text; \
         /splint/<suite>/$enforced lists the keys the fleet enforces. `fleet follow` keeps this machine's copy of \
         them (/var/lib/splint-fleet/<suite>.json for root and the splint-fleet user, \
-        $XDG_STATE_HOME/splint-fleet/<suite>.json otherwise, $SPLINT_FLEET_DIRECTORY when set), which every \
-        program's SettingsStore reads below the user's own file; `fleet status` tells how the copy fares; `fleet \
-        set`, `get`, `delete`, `list` and `enforce` change and read the cluster (etcdctl works as well). The \
-        SettingsForAFleet guide has the whole picture.
+        $XDG_STATE_HOME/splint-fleet/<suite>.json otherwise, $SPLINT_FLEET_DIRECTORY when set), which \
+        SettingsStore(suite:) reads below the user's own file; `fleet status` tells how the copy fares; `fleet \
+        set`, `get`, `delete`, `list` and `enforce` change and read the cluster (etcdctl works as well). Each change \
+        they make is recorded beside the suite (/splint.history/<suite>/), with who made it: `fleet history` shows \
+        a suite's changes, `fleet diff` what differs between two revisions, `fleet rollback` puts a suite back as \
+        it was. The SettingsForAFleet guide has the whole picture.
         """,
       subcommands: [
         FleetFollowCommand.self, FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self,
-        FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self,
+        FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self, FleetHistoryCommand.self,
+        FleetDiffCommand.self, FleetRollbackCommand.self,
       ])
   }
 
@@ -42,7 +47,11 @@
   struct ClusterOptions: ParsableArguments {
     @Option(
       help: ArgumentHelp(
-        "The members' client URLs, separated by commas; by default those the machine's copy of the suite records.",
+        """
+        The members' client URLs, separated by commas (HOST:PORT alone is http://, or https:// with --ca-file or \
+        --cert-file); by default $ETCDCTL_ENDPOINTS, as etcdctl takes it, else those the machine's copy of the suite \
+        records.
+        """,
         valueName: "url,..."))
     var endpoints: String?
 
@@ -50,16 +59,19 @@
     var prefix = "/splint/"
 
     @Option(
-      name: .customLong("ca-file"), help: "A PEM file of the CA that signed the members' certificates.",
+      name: .customLong("ca-file"),
+      help: "A PEM file of the CA that signed the members' certificates; by default $ETCDCTL_CACERT.",
       completion: .file())
     var caFile: String?
 
     @Option(
-      name: .customLong("cert-file"), help: "A PEM client certificate, for members that ask for one.",
-      completion: .file())
+      name: .customLong("cert-file"),
+      help: "A PEM client certificate, for members that ask for one; by default $ETCDCTL_CERT.", completion: .file())
     var certificateFile: String?
 
-    @Option(name: .customLong("key-file"), help: "The client certificate's PEM key.", completion: .file())
+    @Option(
+      name: .customLong("key-file"), help: "The client certificate's PEM key; by default $ETCDCTL_KEY.",
+      completion: .file())
     var keyFile: String?
 
     @Option(
@@ -72,24 +84,59 @@
     @Option(help: "How long each request may take, in seconds.")
     var timeout: Double = 5
 
-    /// The cluster these options name, with the endpoints given, or else those a copy of `suite` records.
-    func cluster(suite: String?) throws -> EtcdCluster {
-      var endpoints = (endpoints ?? "").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }
-        .filter { !$0.isEmpty }
-      if endpoints.isEmpty, let suite,
-        let store = try? SettingsStore(
-          fileURL: SettingsStore.fileURL(forSuite: suite), fleetCopies: SettingsStore.fleetCopyURLs(forSuite: suite))
-      {
-        endpoints = store.fleetStatus.first?.endpoints ?? []
-      }
-      guard !endpoints.isEmpty else {
-        throw ValidationError("Name the cluster: --endpoints https://HOST:2379,... (no copy of the suite records any).")
-      }
+    /// The cluster these options name, and where its endpoints came from (``Endpoints/source``): those given, else
+    /// those of `$ETCDCTL_ENDPOINTS`, else those the first copy of `suites` that records any records.
+    func cluster(suites: [String]) throws -> (EtcdCluster, Endpoints) {
       guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout is a number of seconds above 0.") }
-      return EtcdCluster(
-        endpoints: endpoints, prefix: prefix,
-        tls: FleetTLS(caFile: caFile, clientCertificateFile: certificateFile, clientKeyFile: keyFile), user: user,
+      let tls = FleetTLS(
+        caFile: caFile ?? Self.variable("ETCDCTL_CACERT"),
+        clientCertificateFile: certificateFile ?? Self.variable("ETCDCTL_CERT"),
+        clientKeyFile: keyFile ?? Self.variable("ETCDCTL_KEY"))
+      let endpoints = try self.endpoints(suites: suites, secure: tls.caFile != nil || tls.clientCertificateFile != nil)
+      let cluster = EtcdCluster(
+        endpoints: endpoints.urls, prefix: prefix, tls: tls, user: user,
         requestTimeout: .milliseconds(Int(timeout * 1000)))
+      return (cluster, endpoints)
+    }
+
+    /// The endpoints a command uses, and where they came from.
+    struct Endpoints {
+      let urls: [String]
+      /// Where they came from, as a person reads it: `--endpoints`, `ETCDCTL_ENDPOINTS`, `the copy PATH`.
+      let source: String
+
+      /// Whether they are the ones named on the command line.
+      var areGiven: Bool { source == "--endpoints" }
+    }
+
+    /// The endpoints to use (see ``cluster(suites:)``). `secure` makes a bare HOST:PORT https.
+    private func endpoints(suites: [String], secure: Bool) throws -> Endpoints {
+      for (text, source) in [(endpoints, "--endpoints"), (Self.variable("ETCDCTL_ENDPOINTS"), "ETCDCTL_ENDPOINTS")] {
+        guard let text else { continue }
+        let urls = text.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+          .map { $0.contains("://") ? $0 : (secure ? "https://" : "http://") + $0 }
+        guard !urls.isEmpty else { throw ValidationError("\(source) names no endpoint: give https://HOST:2379,...") }
+        return Endpoints(urls: urls, source: source)
+      }
+      var looked: [String] = []
+      for suite in suites {
+        let copies = try SettingsStore.fleetCopyURLs(forSuite: suite)
+        looked += copies.map(\.path)
+        let store = SettingsStore(fileURL: try SettingsStore.fileURL(forSuite: suite), fleetCopies: copies)
+        if let copy = store.fleetStatus.first(where: { !$0.endpoints.isEmpty }) {
+          return Endpoints(urls: copy.endpoints, source: "the copy \(copy.url.path)")
+        }
+      }
+      throw ValidationError(
+        """
+        Name the cluster: --endpoints https://HOST:2379,... or ETCDCTL_ENDPOINTS (no copy on this machine records \
+        any: looked at \(looked.joined(separator: ", "))).
+        """)
+    }
+
+    /// The environment variable `name`, unless it is unset or empty.
+    private static func variable(_ name: String) -> String? {
+      SystemCall.environment(name).flatMap { $0.isEmpty ? nil : $0 }
     }
   }
 
@@ -101,9 +148,11 @@
         ExitStatus.unavailable
       case .invalidConfiguration, .insecureEndpoint, .notJSON, .reservedKey:
         ExitStatus.usage
-      case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .copyTooLarge,
-        .copyFailed, .conflict, .cancelled:
+      case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .keyTooLong,
+        .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .cancelled:
         ExitStatus.failure
+      case .conflict:
+        ExitStatus.tryAgain
       }
     }
   }
@@ -111,12 +160,18 @@
   /// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
   func failure(_ error: FleetError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
 
-  /// Runs `body`, turning a fleet error into splintctl's message and exit status.
-  private func reporting<T>(_ body: () async throws(FleetError) -> T) async throws -> T {
-    do {
-      return try await body()
-    } catch {
-      throw failure(error)
+  extension ClusterOptions.Endpoints {
+    /// Runs `body`, turning a fleet error into splintctl's message and exit status; one of a cluster that did not
+    /// answer says where these endpoints came from, unless they were given.
+    func reporting<T>(_ body: () async throws(FleetError) -> T) async throws -> T {
+      do {
+        return try await body()
+      } catch {
+        guard !areGiven, [.unreachable, .timedOut].contains(error.code) else { throw failure(error) }
+        let note = "The endpoints are those of \(source); name others with --endpoints."
+        throw failure(
+          error.summary, remedy: [error.remedy, note].compactMap(\.self).joined(separator: " "), error.status)
+      }
     }
   }
 
@@ -126,9 +181,12 @@
       abstract: "Keep this machine's copy of the suites' fleet settings, until stopped (SIGTERM or SIGINT).",
       discussion: """
         One watch follows every suite given. What happens is told on standard error, a line each (journald keeps \
-        them under splint-fleet.service). A member or the whole cluster that is down is waited for; a refused \
-        password, a missing permission or untrusted certificates end it (exit status 70 or 69). A second follower \
-        of the same copy waits, and takes over when the first ends.
+        them under splint-fleet.service); a lost cluster is told once, and again only when what the follower finds \
+        changes. Whatever a member answers (down, starting, stopping, without a leader, a certificate that does \
+        not verify) is waited for, or another member tried; only a configuration the operator must fix ends it, \
+        with exit status 78 (a refused or unreadable password, a role that may not read the prefix, a copy that \
+        cannot be kept): splint-fleet.service starts it again (Restart=on-failure). Stopped (SIGTERM, SIGINT), it \
+        exits 0. A second follower of the same copy waits, and takes over when the first ends.
         """)
 
     @Option(name: .customLong("suite"), help: "A suite to follow; give --suite once for each.")
@@ -138,14 +196,15 @@
 
     func validate() throws {
       guard !suites.isEmpty else { throw ValidationError("Name the suites to follow: --suite NAME (once each).") }
-      guard cluster.endpoints != nil else {
-        throw ValidationError("Name the cluster: --endpoints https://HOST:2379,...")
-      }
     }
 
     func run() async throws {
-      let cluster = try self.cluster.cluster(suite: nil)
-      let follower = try await reporting { () throws(FleetError) in
+      let (cluster, endpoints) = try self.cluster.cluster(suites: suites)
+      if !endpoints.areGiven {
+        Output.error(
+          "splintctl fleet follow: the endpoints of \(endpoints.source): \(cluster.endpoints.joined(separator: ", "))")
+      }
+      let follower = try await endpoints.reporting { () throws(FleetError) in
         try FleetFollower(suites: suites, cluster: cluster) { event in
           Output.error("splintctl fleet follow: \(event)")
         }
@@ -167,8 +226,14 @@
         return source
       }
       defer { signals.forEach { $0.cancel() } }
-      if let error = await following.value { throw failure(error) }
+      // The follower ends by itself only for a configuration the operator must fix (FleetError.stopsFollower).
+      if let error = await following.value {
+        throw failure(error.summary, remedy: error.remedy, Self.configurationStatus)
+      }
     }
+
+    /// The exit status of a follower that ended for its configuration: EX_CONFIG, which systemd calls "CONFIG".
+    static let configurationStatus = ExitCode(78)
   }
 
   struct FleetStatusCommand: ParsableCommand {
@@ -201,35 +266,38 @@
       }
       var healthy = true
       for copy in copies {
+        // What the copy says is printed escaped: a copy may be another user's.
         Output.line("copy: \(copy.url.path)\(copy.isTrusted ? " (a system copy: it may enforce keys)" : "")")
-        Output.line("cluster: \(copy.engine) \(copy.cluster), revision \(copy.revision)")
-        Output.line("endpoints: \(copy.endpoints.joined(separator: ", "))")
-        Output.line("follower: \(copy.follower)")
+        Output.line("cluster: \(copy.engine.shown()) \(copy.cluster.shown()), revision \(copy.revision)")
+        Output.line("endpoints: \(copy.endpoints.map { $0.shown() }.joined(separator: ", "))")
+        Output.line("follower: \(copy.follower.shown())")
         let state: String
         switch (copy.isFollowed, copy.state) {
         case (false, _):
-          state =
-            "no follower since \(copy.state == .stopped ? copy.since : copy.written) (the values are the last it wrote)"
+          state = "no follower since \(copy.lastSeen.timestampText) (the values are the last it wrote)"
           healthy = false
         case (true, .unreachable):
-          state = "the cluster is unreachable since \(copy.since.timestampText): \(copy.reason ?? "no member answered")"
+          let reason = (copy.reason ?? "no member answered").shown(limit: 1000)
+          state = "the cluster is unreachable since \(copy.since.timestampText): \(reason)"
           healthy = false
         case (true, _):
           state = "following since \(copy.since.timestampText)"
         }
         Output.line("state: \(state)")
-        Output.line("keys: \(copy.keys.count)\(copy.keys.isEmpty ? "" : " (\(copy.keys.joined(separator: ", ")))")")
+        let keys = copy.keys.map { $0.shown() }
+        Output.line("keys: \(keys.count)\(keys.isEmpty ? "" : " (\(keys.joined(separator: ", ")))")")
         if !copy.enforcedKeys.isEmpty {
           let note = copy.isTrusted ? "" : " (not enforced here: only a system copy may enforce)"
-          Output.line("enforced: \(copy.enforcedKeys.joined(separator: ", "))\(note)")
+          Output.line("enforced: \(copy.enforcedKeys.map { $0.shown() }.joined(separator: ", "))\(note)")
         }
         for (key, reason) in copy.skippedKeys.sorted(by: { $0.key < $1.key }) {
-          Output.line("left out: \(key): \(reason)")
+          Output.line("left out: \(key.shown()): \(reason.shown(limit: 1000))")
         }
+        if copy.moreSkippedKeys > 0 { Output.line("left out: \(copy.moreSkippedKeys) more keys, not listed") }
         let mine = Set(store.keys)
         let overridden = copy.keys.filter { mine.contains($0) && !(copy.isTrusted && copy.enforcedKeys.contains($0)) }
         if !overridden.isEmpty {
-          Output.line("overridden by \(store.fileURL.path): \(overridden.joined(separator: ", "))")
+          Output.line("overridden by \(store.fileURL.path): \(overridden.map { $0.shown() }.joined(separator: ", "))")
         }
       }
       if !healthy { throw ExitStatus.unavailable }
@@ -250,13 +318,14 @@
     @OptionGroup var cluster: ClusterOptions
 
     func run() async throws {
-      let cluster = try self.cluster.cluster(suite: suite)
+      let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
       guard
-        let text = try await reporting({ () throws(FleetError) in
+        let text = try await endpoints.reporting({ () throws(FleetError) in
           try await cluster.storedValue(forKey: key, suite: suite)
         })
       else { throw failure("The cluster holds no \(key) in \(suite).", ExitStatus.absent) }
-      Output.line(text)
+      // As the cluster holds it, but for what a terminal would act on.
+      Output.line(text.escapingControlCharacters(keepingLines: true))
     }
   }
 
@@ -265,8 +334,13 @@
       commandName: "set",
       abstract: "Set a fleet setting: every machine's follower takes it into its copy.",
       discussion: """
-        VALUE is JSON text, stored as given: 60, true, '"fast"' (a string, in quotes), '["a", "b"]'. With \
-        --string, VALUE is stored as a JSON string. A value that starts with "-" goes after --.
+        VALUE is JSON text, stored as given: 60, true, '"fast"' (a string, in JSON's quotes inside the shell's), \
+        '["a", "b"]'. With --string, VALUE is stored as a JSON string. A value that starts with "-" goes after --. \
+        Prints what was written and the cluster's revision it was written at (a machine's copy holds it once its \
+        revision, in `fleet status`, reaches that), and says so when the key is new to the suite, naming its keys \
+        that are close (a misspelt key is a new one). With --json: {"suite": S, "key": K, "value": VALUE, \
+        "revision": N, "new": BOOL}. The change is recorded, with who made it (`fleet history`). With --dry-run, \
+        nothing is written: it prints the diff the write would make (with --json, as `fleet diff --json` does).
         """)
 
     @Option(help: "The suite.")
@@ -281,13 +355,81 @@
     @Flag(help: "Store VALUE as a JSON string.")
     var string = false
 
+    @Flag(help: "Print what was written as one JSON object.")
+    var json = false
+
+    @Flag(help: "Write nothing: print the diff the write would make.")
+    var dryRun = false
+
     @OptionGroup var cluster: ClusterOptions
 
+    @OptionGroup var records: RecordOptions
+
     func run() async throws {
-      let cluster = try self.cluster.cluster(suite: suite)
       let text = string ? JSONValue.string(value).description : value
-      try await reporting { () throws(FleetError) in
+      // Before the cluster is looked for: text that is not JSON is refused here, with how to write it.
+      let parsed: JSONValue
+      do {
+        parsed = try FleetCopy.parseValue(Array(text.utf8)).value
+      } catch {
+        let command = "splintctl fleet set --suite \(shellQuoted(suite)) \(shellQuoted(key))"
+        let reason = FleetError.jsonReason(error)
+        throw failure(
+          "The value of \(key) is not JSON (\(reason)), so it is not a setting.",
+          remedy: """
+            Give JSON text: a number, true, an array, an object, or a string in JSON's quotes inside the shell's: \
+            \(command) \(shellQuoted(JSONValue.string(value).description)). Or give --string, which stores VALUE as \
+            a string: \(command) \(shellQuoted(value)) --string.
+            """, ExitStatus.usage)
+      }
+      let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
+      if dryRun {
+        let diff = try await endpoints.reporting { () throws(FleetError) in
+          try await cluster.diff(settingValues: [(key, text)], suite: suite)
+        }
+        printDryRun(diff, text: text)
+        return
+      }
+      let written = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.setValue(jsonText: text, forKey: key, suite: suite)
+      }
+      let isNew = written.previousValue == nil
+      if json {
+        Output.line(
+          JSONValue.object([
+            "suite": .string(suite), "key": .string(key), "value": parsed,
+            "revision": .int(Int(written.revision)),
+            "new": .bool(isNew),
+          ]).description)
+        return
+      }
+      let was = written.previousValue.map { " (it was \(shownJSON($0)))" } ?? ""
+      Output.line("\(key) = \(shownJSON(text)) in \(suite), written at revision \(written.revision)\(was)")
+      if isNew {
+        // Written already: a read that fails now (a role that may only write) costs the note its close keys alone.
+        let others = ((try? await cluster.storedValues(suite: suite)) ?? []).map(\.key).filter { $0 != key }
+        Output.line(
+          "\(key) is a new key: \(suite) held no value of it before\(closeKeys(to: key, in: others, of: suite)).")
+      }
+    }
+
+    /// Prints what setting the key to `text` would change.
+    private func printDryRun(_ diff: EtcdCluster.Diff, text: String) {
+      if json {
+        Output.line(diffJSON(diff, extra: ["dryRun": true]).description)
+      } else if diff.differences.isEmpty {
+        Output.line(
+          """
+          \(key) in \(suite) already holds \(shownText(text)): setting it would change nothing (dry run; the cluster \
+          is at revision \(diff.fromRevision))
+          """)
+      } else {
+        Output.line(
+          """
+          Setting \(key) in \(suite) would change (dry run: nothing was written; the cluster is at revision \
+          \(diff.fromRevision)):
+          """)
+        printDifferences(diff)
       }
     }
   }
@@ -296,8 +438,12 @@
     static let configuration = CommandConfiguration(
       commandName: "delete",
       abstract:
-        "Remove a fleet setting: programs read their own value, or the default, again. Removing one that is not set succeeds."
-    )
+        "Remove a fleet setting: programs read their own value, or the default, again. Removing one that is not set succeeds.",
+      discussion: """
+        Prints what was removed and the cluster's revision it was removed at. With --json: {"suite": S, "key": K, \
+        "revision": N, "removed": BOOL} (false when the suite held no such key). The change is recorded, with who \
+        made it (`fleet history`).
+        """)
 
     @Option(help: "The suite.")
     var suite: String
@@ -307,9 +453,27 @@
 
     @OptionGroup var cluster: ClusterOptions
 
+    @OptionGroup var records: RecordOptions
+
+    @Flag(help: "Print what was removed as one JSON object.")
+    var json = false
+
     func run() async throws {
-      let cluster = try self.cluster.cluster(suite: suite)
-      try await reporting { () throws(FleetError) in _ = try await cluster.removeValue(forKey: key, suite: suite) }
+      let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
+      let removed = try await endpoints.reporting { () throws(FleetError) in
+        try await cluster.removeValue(forKey: key, suite: suite)
+      }
+      if json {
+        Output.line(
+          JSONValue.object([
+            "suite": .string(suite), "key": .string(key), "revision": .int(Int(removed.revision)),
+            "removed": .bool(removed.changed),
+          ]).description)
+      } else if let was = removed.previousValue {
+        Output.line("\(key) removed from \(suite) at revision \(removed.revision) (it was \(shownJSON(was)))")
+      } else {
+        Output.line("\(suite) holds no \(key): nothing was removed (the cluster is at revision \(removed.revision))")
+      }
     }
   }
 
@@ -325,11 +489,13 @@
     @OptionGroup var cluster: ClusterOptions
 
     func run() async throws {
-      let cluster = try self.cluster.cluster(suite: suite)
-      let (values, enforced) = try await reporting { () throws(FleetError) in
+      let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
+      let (values, enforced) = try await endpoints.reporting { () throws(FleetError) in
         (try await cluster.storedValues(suite: suite), try await cluster.enforcedKeys(suite: suite))
       }
-      for (key, text) in values { Output.line("\(key) \(text)") }
+      for (key, text) in values {
+        Output.line("\(key.escapingControlCharacters()) \(text.escapingControlCharacters(keepingLines: true))")
+      }
       if !enforced.isEmpty { Output.line("$enforced \(JSONValue.array(enforced.map(JSONValue.string)))") }
     }
   }
@@ -340,7 +506,11 @@
       abstract: "Enforce a fleet setting over each user's own (on machines with a system copy), or stop (--stop).",
       discussion: """
         Changes /splint/<suite>/$enforced with a transaction. Local writes of an enforced key fail, naming the \
-        fleet; a user's own value of it stays in the user's file, unused until the key is no longer enforced.
+        fleet; a user's own value of it stays in the user's file, unused until the key is no longer enforced. A key \
+        the suite holds no value of is refused (exit status 1), as a misspelt one would be, unless --allow-unset \
+        says it is set later. Prints what changed and the cluster's revision it changed at. With --json: \
+        {"suite": S, "key": K, "enforced": BOOL, "revision": N, "changed": BOOL} (false when the list already said \
+        so). The change is recorded, with who made it (`fleet history`).
         """)
 
     @Option(help: "The suite.")
@@ -352,12 +522,74 @@
     @Flag(help: "Stop enforcing the key.")
     var stop = false
 
+    @Flag(help: "Enforce the key though the suite holds no value of it yet: it is enforced once one is set.")
+    var allowUnset = false
+
+    @Flag(help: "Print what changed as one JSON object.")
+    var json = false
+
     @OptionGroup var cluster: ClusterOptions
 
+    @OptionGroup var records: RecordOptions
+
     func run() async throws {
-      let cluster = try self.cluster.cluster(suite: suite)
-      try await reporting { () throws(FleetError) in try await cluster.setEnforced(!stop, forKey: key, suite: suite) }
+      let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
+      if !stop, !allowUnset {
+        let keys = try await endpoints.reporting { () throws(FleetError) in
+          try await cluster.storedValues(suite: suite).map(\.key)
+        }
+        guard keys.contains(key) else {
+          throw failure(
+            "\(suite) holds no value of \(key): enforcing it would change nothing until one is set.",
+            remedy: """
+              Check the key\(closeKeys(to: key, in: keys, of: suite)). To enforce it before it is set, give \
+              --allow-unset.
+              """, ExitStatus.absent)
+        }
+      }
+      let changed = try await endpoints.reporting { () throws(FleetError) in
+        try await cluster.setEnforced(!stop, forKey: key, suite: suite)
+      }
+      if json {
+        Output.line(
+          JSONValue.object([
+            "suite": .string(suite), "key": .string(key), "enforced": .bool(!stop),
+            "revision": .int(Int(changed.revision)), "changed": .bool(changed.changed),
+          ]).description)
+      } else if changed.changed {
+        let what = stop ? "no longer enforced" : "enforced"
+        Output.line("\(key) is \(what) in \(suite), from revision \(changed.revision)")
+      } else {
+        let what = stop ? "was not enforced" : "was already enforced"
+        Output.line("\(key) \(what) in \(suite): nothing changed (the cluster is at revision \(changed.revision))")
+      }
     }
+  }
+
+  /// ` (S's keys close to it: "A", "B")` for the keys of `keys`, suite S's, that look like a misspelling of `key`
+  /// (the same but for case and the marks between words, or two edits away), in JSON's quotes (so that a key's
+  /// control characters reach no terminal), or ` (S holds no key close to it)`; nothing for a suite of no keys.
+  func closeKeys(to key: String, in keys: [String], of suite: String) -> String {
+    guard !keys.isEmpty else { return "" }
+    let close = keys.filter { DeliveredCredentialStore.isClose($0, to: key) }.sorted()
+    guard !close.isEmpty else { return " (\(suite) holds no key close to it)" }
+    return " (\(suite)'s keys close to it: \(close.map { JSONValue.string($0).description }.joined(separator: ", ")))"
+  }
+
+  /// `text`, JSON a cluster holds, as one line of compact JSON (its control characters escaped, as JSON writes them),
+  /// or `not JSON`.
+  func shownJSON(_ text: String) -> String { JSONValue.compactText(of: text) ?? "not JSON" }
+
+  /// `text` as a shell reads it back as one word: as it is when it holds nothing the shell acts on, else in single
+  /// quotes.
+  func shellQuoted(_ text: String) -> String {
+    let plain =
+      !text.isEmpty
+      && text.unicodeScalars.allSatisfy {
+        $0.isASCII
+          && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.,:/=@%+".unicodeScalars.contains($0))
+      }
+    return plain ? text : "'" + text.replacing("'", with: #"'\''"#) + "'"
   }
   /// This build has the fleet's commands itself: nothing is forwarded.
   enum FleetForwarding {

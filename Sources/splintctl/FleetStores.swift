@@ -24,4 +24,14 @@ enum FleetStores {
     #endif
     return store.name
   }
+
+  /// What `secret status` warns of for `store`: a token variable that hides the AppRole login the vault's
+  /// `$CREDENTIALS_DIRECTORY` also gives; nil when there is nothing to say.
+  static func warning(_ store: any CredentialStore) -> String? {
+    #if SplintFleet
+      return (store as? VaultCredentialStore)?.login.warning
+    #else
+      return nil
+    #endif
+  }
 }

@@ -100,7 +100,7 @@ struct SecretCommand: ParsableCommand {
           try credential.save(text)
         }
       } catch let error as CredentialError {
-        throw failure(error)
+        throw failure(error, from: credential.store)
       }
     }
   }
@@ -144,7 +144,7 @@ struct SecretCommand: ParsableCommand {
         Output.bytes(secret)
         if Output.stdoutIsTerminal, !binary { Output.line("") }
       } catch let error as CredentialError {
-        throw failure(error)
+        throw failure(error, from: credential.store)
       }
     }
   }
@@ -163,7 +163,7 @@ struct SecretCommand: ParsableCommand {
       do {
         try Credential(service: identity.service, account: identity.account, store: store).delete()
       } catch {
-        throw failure(error)
+        throw failure(error, from: store)
       }
     }
   }
@@ -182,7 +182,7 @@ struct SecretCommand: ParsableCommand {
       do {
         for account in try Credential.accounts(service: service, store: store) { Output.line(account) }
       } catch {
-        throw failure(error)
+        throw failure(error, from: store)
       }
     }
   }
@@ -238,8 +238,12 @@ struct SecretCommand: ParsableCommand {
           Output.line("- \(FleetStores.describe(store)): unavailable. \(error.summary)")
           for line in error.remedy.map(Output.sentences) ?? [] { Output.line("  \(line)") }
         }
+        if let warning = FleetStores.warning(store) { Output.line("  Warning: \(warning)") }
       }
-      if answering == nil { throw ExitStatus.unavailable }
+      if answering == nil {
+        if let note = vaultNote(for: nil) { Output.line(note) }
+        throw ExitStatus.unavailable
+      }
     }
 
     /// What the delivered store holds: for the secret named, whether its file is there (or which file it looks for,
@@ -289,7 +293,7 @@ struct SecretCommand: ParsableCommand {
         }
         Output.line(FleetStores.describe(store))
       } catch let error as CredentialError {
-        throw failure(error)
+        throw failure(error, from: DefaultCredentialStore.shared)
       }
     }
   }

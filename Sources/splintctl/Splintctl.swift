@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import SplintSecrets
 import SplintSettings
+import SplintSystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -19,9 +20,9 @@ struct Splintctl: ParsableCommand {
     discussion: """
       Secrets (`splintctl secret ...`) are the items secret-tool, Python keyring and go-keyring use: attributes \
       `service` and `username`. Settings (`get`, `set`, `delete`, `list`, `path`, `watch`, and `export`, \
-      `import`, `reset` to move them between machines or start over) are the JSON files Splint's SettingsStore \
-      uses; name one with --suite or --file. `splintctl sandbox -- COMMAND` runs a command \
-      with a throw-away Secret Service, as tests in CI need.
+      `import`, `reset` to move them between machines or start over, `schema` to have editors check them) are \
+      the JSON files Splint's SettingsStore uses; name one with --suite or --file. `splintctl sandbox -- \
+      COMMAND` runs a command with a throw-away Secret Service, as tests in CI need.
 
       Environment:
         SPLINT_CREDENTIAL_STORES
@@ -40,6 +41,10 @@ struct Splintctl: ParsableCommand {
         XDG_CONFIG_DIRS
             Where system-wide defaults are: NAME/settings.json in each of its
             directories, the first wins (in /etc/xdg when it is unset).
+        ETCDCTL_ENDPOINTS
+            The etcd cluster of the fleet commands when --endpoints is not
+            given, as etcdctl reads it (with ETCDCTL_CACERT, ETCDCTL_CERT and
+            ETCDCTL_KEY); else the endpoints the machine's copy records.
 
       Examples:
         Store a token from a pipe (never an argument: ps shows those), and
@@ -60,12 +65,15 @@ struct Splintctl: ParsableCommand {
             is sealed, unreachable, or has no valid login
         70  any other failure, such as a settings file that cannot be written,
             or a vault's policy that refuses
+        75  a fleet change found the cluster changed since it read it (a key
+            changed since `fleet rollback` showed its diff): nothing was
+            changed; try again
       """,
     version: version,
     subcommands: [
       SecretCommand.self, GetCommand.self, SetCommand.self, DeleteCommand.self, ListCommand.self,
       PathCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, ResetCommand.self,
-      SandboxCommand.self,
+      SchemaCommand.self, SandboxCommand.self,
     ] + fleetCommands
   )
 
@@ -123,6 +131,8 @@ enum ExitStatus {
   static let usage = ExitCode(64)
   static let unavailable = ExitCode(69)
   static let failure = ExitCode(70)
+  /// The cluster changed meanwhile: nothing was changed, and trying again may succeed (sysexits' EX_TEMPFAIL).
+  static let tryAgain = ExitCode(75)
 }
 
 /// Prints what went wrong to standard error, as people read it, and returns `status` to throw: `splintctl: ` and what
@@ -136,8 +146,30 @@ func failure(_ summary: String, remedy: String? = nil, _ status: ExitCode) -> Ex
 /// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
 func failure(_ error: SettingsError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
 
-/// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw.
-func failure(_ error: CredentialError) -> ExitCode { failure(error.summary, remedy: error.remedy, error.status) }
+/// `error` as ``failure(_:remedy:_:)`` prints it, and its exit status to throw; when `store`, which gave it, is the
+/// default chain, with how to have the vault asked where that is what the error calls for (see ``vaultNote(for:)``).
+func failure(_ error: CredentialError, from store: (any CredentialStore)? = nil) -> ExitCode {
+  let note = store is DefaultCredentialStore ? vaultNote(for: error) : nil
+  let remedy = [error.remedy, note].compactMap(\.self).joined(separator: " ")
+  return failure(error.summary, remedy: remedy.isEmpty ? nil : remedy, error.status)
+}
+
+/// How to have the vault asked, when no store of the default chain could be reached (`error`, or nil for `secret
+/// status`'s own finding) while BAO_ADDR or VAULT_ADDR is set: the vault is never added to the chain because an
+/// address is, and an operator who set one expects it to be.
+func vaultNote(for error: CredentialError?) -> String? {
+  let unreachable: [CredentialError.Code] = [
+    .noStoreAnswered, .noSessionBus, .serviceUnavailable, .noDefaultCollection, .storeUnavailable, .notDelivered,
+  ]
+  guard error.map({ unreachable.contains($0.code) }) ?? true,
+    (SystemCall.environment("SPLINT_CREDENTIAL_STORES") ?? "").allSatisfy(\.isWhitespace),
+    let variable = ["BAO_ADDR", "VAULT_ADDR"].first(where: { !(SystemCall.environment($0) ?? "").isEmpty })
+  else { return nil }
+  return """
+    \(variable) is set, but the vault is asked only when it is named: SPLINT_CREDENTIAL_STORES=vault (or \
+    vault,secret-service, to ask the keyring after it), or --store vault.
+    """
+}
 
 extension CredentialError {
   /// The exit status for this error.

@@ -41,6 +41,11 @@
 //   SettingsProbe one-shot FILE KEY              what a command-line tool does (reads, writes, a Setting only
 //                                                saved), printing this process's threads, inotify instances and
 //                                                epoll instances before and after: `threads 2 inotify 0 epoll 0`
+//   SettingsProbe fleet-race SUITE KEY OWN COUNT what a daemon does COUNT times while someone may swap its fleet copy:
+//                                                a new SettingsStore(suite:), KEY read, OWN (JSON) written to it; then
+//                                                prints `reads N enforced E other F refused R`: the reads whose value
+//                                                a copy enforced, the reads of a value other than OWN, the refused
+//                                                writes
 //
 // Every failure is printed as `error <description>` with exit status 1.
 
@@ -228,6 +233,21 @@ struct SettingsProbe {
       }
       print("written \(written) failed \(failures.count)")
       for failure in Set(failures).sorted() { print("error \(failure)") }
+    case ("fleet-race", 5):
+      let own = try JSONValue(parsing: arguments[3])
+      var (enforced, other, refused) = (0, 0, 0)
+      let count = Int(arguments[4]) ?? 0
+      for _ in 0..<count {
+        let settings = SettingsStore(suite: arguments[1])
+        if settings.enforcedValue(forKey: arguments[2]) != nil { enforced += 1 }
+        if settings.value(forKey: arguments[2]) != own { other += 1 }
+        do {
+          try settings.set(own, forKey: arguments[2])
+        } catch {
+          refused += 1
+        }
+      }
+      print("reads \(count) enforced \(enforced) other \(other) refused \(refused)")
     case ("one-shot", 3):
       let before = resources()
       let settings = store(arguments[1])

@@ -112,6 +112,30 @@
       #expect(await eventually { machine.store().fleetStatus.first?.state == .following })
     }
 
+    @Test(
+      "every member stopped (SIGTERM, then SIGKILL) and started again, 20 times: the follower takes each next change")
+    func wholeClusterRestarted() async throws {
+      let (etcd, cluster) = try await startCluster(size: 3)
+      let machine = Machine(
+        cluster: cluster,
+        options: FleetFollower.Options(
+          checkInterval: .milliseconds(500), maximumReconnectDelay: .milliseconds(300), syncDelay: .milliseconds(100)))
+      try machine.start()
+      try await etcd.put("/splint/app/round", "0")
+      #expect(await machine.waitFor("round", 0))
+      for round in 1...20 {
+        // The members go one after another, as a rolling restart or a shutdown does; the last has no quorum left.
+        for member in etcd.members { await etcd.terminate(member, grace: .milliseconds(500)) }
+        #expect(await machine.ending(within: 0.01) == nil, "the follower ended in round \(round)")
+        try await etcd.restartAll()
+        try await count("round", to: round, in: cluster, from: round)
+        #expect(await machine.waitFor("round", .int(round), within: 30), "round \(round): \(machine.events.suffix(6))")
+      }
+      #expect(await machine.ending(within: 0.01) == nil)
+      #expect(machine.events.filter { $0.hasPrefix("following") }.count >= 20)
+      #expect(await machine.stop() == nil)
+    }
+
     @Test("quorum lost (two of three members killed): the member left is not followed as if all were well")
     func quorumLost() async throws {
       let (etcd, cluster) = try await startCluster(size: 3)

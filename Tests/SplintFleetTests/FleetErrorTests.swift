@@ -14,7 +14,8 @@
       let cases: [(FleetError, FleetError.Code, transient: Bool, says: [String])] = [
         (.init(.invalidConfiguration("no endpoint.")), .invalidConfiguration, false, ["configured wrongly"]),
         (
-          .init(.unreachable(["a: refused", "b: refused"])), .unreachable, true, ["a: refused; b: refused", "goes on"]
+          .init(.unreachable(["a: refused", "b: refused"])), .unreachable, true,
+          ["a: refused; b: refused", "endpoint health"]
         ),
         (.init(.timedOut(server: "http://h:1", after: .seconds(3))), .timedOut, true, ["within 3", "--timeout"]),
         (.init(.noLeader(server: "http://h:1")), .noLeader, true, ["quorum", "endpoint status"]),
@@ -23,7 +24,10 @@
         (.init(.insecureEndpoint("http://10.0.0.1:2379")), .insecureEndpoint, false, ["plain HTTP", "https"]),
         (.init(.noPassword(user: "r", reason: "none.")), .noPassword, false, ["etcd__r", "secret store etcd r"]),
         (.init(.authenticationFailed(user: "r", server: "http://h:1")), .authenticationFailed, false, ["user r"]),
-        (.init(.permissionDenied(server: "http://h:1", what: "read")), .permissionDenied, false, ["grant-permission"]),
+        (
+          .init(.permissionDenied(server: "http://h:1", what: "read")), .permissionDenied, false,
+          ["grant-permission", "/splint.history/"]
+        ),
         (.init(.rejected(server: "http://h:1", message: "nope")), .rejected, false, ["nope"]),
         (.init(.notJSON(key: "k", reason: "line 1")), .notJSON, false, ["not JSON", "in quotes"]),
         (.init(.reservedKey("$k")), .reservedKey, false, ["reserves", "$enforced"]),
@@ -34,6 +38,17 @@
           ["/c.json", "disk full"]
         ),
         (.init(.conflict(key: "$enforced")), .conflict, true, ["nothing was changed", "Try again"]),
+        (
+          .init(
+            .transactionTooLarge(
+              what: "Rolling s back", compares: 131, operations: 130, bytes: 9000,
+              limits: .init(operations: 128, bytes: 1000))), .transactionTooLarge, false,
+          ["131 comparisons and 130 operations", "at most 128 of each (--max-txn-ops)", "never split"]
+        ),
+        (
+          .init(.revisionNotKept(suite: "s", revision: 7, reason: "it is compacted")), .revisionNotKept, false,
+          ["revision 7 is not known: it is compacted", "fleet history --suite s"]
+        ),
         (.init(.cancelled), .cancelled, false, ["cancelled"]),
       ]
       for (error, code, transient, says) in cases {
@@ -80,8 +95,8 @@
     @Test("a request with no HTTP answer becomes an error that names the server, and says whether to move on")
     func transport() {
       let kinds: [(FleetTransportError.Kind, FleetError.Code, movesOn: Bool)] = [
-        (.timedOut, .timedOut, true), (.tls, .tls, false), (.invalidResponse, .invalidResponse, true),
-        (.cancelled, .cancelled, false), (.unreachable, .unreachable, true),
+        (.timedOut, .timedOut, true), (.tls, .tls, true), (.invalidResponse, .invalidResponse, true),
+        (.tooLarge, .invalidResponse, true), (.cancelled, .cancelled, false), (.unreachable, .unreachable, true),
       ]
       for (kind, code, movesOn) in kinds {
         let error = FleetError(
@@ -198,9 +213,15 @@
       let body = EtcdGateway.authenticationBody(user: "r", password: Data("a\"b\\c\n".utf8))
       #expect(body.map { String(decoding: $0, as: UTF8.self) } == #"{"name":"r","password":"a\"b\\c\u000a"}"#)
       #expect(EtcdGateway.authenticationBody(user: "r", password: Data([0xFF])) == nil)
-      #expect(
-        EtcdGateway.isLoopback("127.0.0.1") && EtcdGateway.isLoopback("[::1]") && EtcdGateway.isLoopback("localhost"))
-      #expect(!EtcdGateway.isLoopback("10.0.0.1"))
+      // Plain HTTP goes only to a literal loopback address: a name, whatever it resolves to, is not one.
+      for host in ["127.0.0.1", "127.255.0.9", "[::1]", "::1", "0:0:0:0:0:0:0:1"] {
+        #expect(FleetHTTPClient.isLoopbackLiteral(host), "\(host)")
+      }
+      for host in [
+        "localhost", "127.attacker.example", "127.1", "10.0.0.1", "128.0.0.1", "::2", "[::ffff:10.0.0.1]", "",
+      ] {
+        #expect(!FleetHTTPClient.isLoopbackLiteral(host), "\(host)")
+      }
     }
   }
 #endif

@@ -1,5 +1,7 @@
 #if SplintFleet
   import AsyncHTTPClient
+  import Glibc
+  import NIOCore
   import NIOHTTP1
   import TestSupport
   import Testing
@@ -44,7 +46,7 @@
         _ = try await client.send(.POST, url, body: range, timeout: .seconds(5), maximumBodySize: 40)
         Issue.record("an answer larger than allowed was read")
       } catch {
-        #expect(error.kind == .invalidResponse && error.reason == "the answer is larger than allowed")
+        #expect(error.kind == .tooLarge && error.reason == "the answer is larger than allowed")
       }
       // etcd's watch sends a line as soon as it is made; here, no line may be longer than 20 bytes.
       let watch = Array(#"{"create_request":{"key":"AA=="}}"#.utf8)
@@ -54,7 +56,7 @@
         for try await _ in stream.lines { Issue.record("a line longer than allowed was read") }
         Issue.record("the stream ended without an error")
       } catch let error as FleetTransportError {
-        #expect(error.kind == .invalidResponse && error.reason.contains("longer than 20 bytes"))
+        #expect(error.kind == .tooLarge && error.reason.contains("longer than 20 bytes"))
       }
       do {
         _ = try await client.send(.GET, "http:///v3", timeout: .seconds(2))
@@ -100,6 +102,11 @@
       #expect(other.kind == .unreachable && other.reason.hasPrefix("cannot connect"))
       let late = FleetHTTPClient.transportError(HTTPClientError.readTimeout, url: url, timeout: .seconds(1))
       #expect(late.kind == .timedOut && late.server == "http://127.0.0.1:2379")
+      // SwiftNIO's own words say the cause twice (`connection reset (error set): Connection refused) (errno: 111)`):
+      // the system's, once.
+      let refused = IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)")
+      let plain = FleetHTTPClient.transportError(refused, url: url, timeout: .seconds(1))
+      #expect(plain.kind == .unreachable && plain.description == "http://127.0.0.1:2379: connection refused")
     }
   }
 #endif

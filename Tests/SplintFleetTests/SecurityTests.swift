@@ -31,6 +31,7 @@
         printf 'extendedKeyUsage=clientAuth\\n' > client.ext
         openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -out client.pem -days 2 \\
           -extfile client.ext 2>/dev/null
+        chmod 0600 ./*-key.pem
         """
       let output = try await Programs.run(["sh", "-c", script, "sh", directory.path])
       guard output.status == 0 else { throw EtcdFailure(command: "openssl", output: output.stderr) }
@@ -41,6 +42,38 @@
   /// TLS with certificates the test makes, and etcd's users: what a follower is refused, it says, typed.
   @Suite(.startsServers) struct SecurityTests {
     let scratch = Scratch()
+
+    @Test("a client key that every user may read is refused before it is read; so are keys that are no key file")
+    func clientKeyFiles() async throws {
+      let certificates = try await Certificates.make(in: scratch)
+      let key = certificates.path("client-key.pem")
+      func follower(key: String) throws(FleetError) -> FleetFollower {
+        try FleetFollower(
+          suites: ["app"],
+          cluster: EtcdCluster(
+            endpoints: ["https://127.0.0.1:2379"],
+            tls: FleetTLS(clientCertificateFile: certificates.path("client.pem"), clientKeyFile: key)))
+      }
+      _ = try follower(key: key)
+      #expect(chmod(key, 0o644) == 0)
+      let readable = #expect(throws: FleetError.self) { try follower(key: key) }
+      #expect(readable?.code == .invalidConfiguration)
+      #expect(
+        readable?.description.contains("may be read by every user of this machine (mode 0644)") == true,
+        "\(String(describing: readable))")
+      #expect(chmod(key, 0o640) == 0, "its owner and group: as root:splint-fleet 0640 serves the system follower")
+      _ = try follower(key: key)
+      let large = scratch.url("large-key.pem")
+      try Data(count: 2 << 20).write(to: large)
+      #expect(chmod(large.path, 0o600) == 0)
+      for (path, words) in [
+        (scratch.directory.path, "not a regular file"), (scratch.url("missing-key.pem").path, "does not exist"),
+        (large.path, "holds more than"),
+      ] {
+        let error = #expect(throws: FleetError.self) { try follower(key: path) }
+        #expect(error?.description.contains(words) == true, "\(String(describing: error))")
+      }
+    }
 
     @Test("TLS with a CA and a client certificate: followed; another CA or no client certificate: a typed error")
     func tls() async throws {
@@ -89,20 +122,28 @@
       } catch {
         #expect([.tls, .unreachable].contains(error.code), "\(error)")
       }
-      // A follower refused so ends, saying why, rather than trying forever.
-      let refused = Machine(cluster: otherCA)
+      // A follower refused so goes on trying (a member's certificate may be what is wrong, and be mended), and says
+      // why once, however many times it tries.
+      let refused = Machine(
+        cluster: otherCA,
+        options: FleetFollower.Options(checkInterval: .milliseconds(500), maximumReconnectDelay: .milliseconds(200)))
       try refused.start()
-      #expect(await refused.ending()?.code == .tls)
+      #expect(await eventually { refused.events.contains { $0.hasPrefix("lost: TLS with") } }, "\(refused.events)")
+      #expect(await refused.ending(within: 2) == nil, "it does not end")
+      #expect(refused.events.filter { $0.hasPrefix("lost:") }.count == 1, "\(refused.events)")
+      #expect(await refused.stop() == nil)
     }
 
     @Test("TLS files that cannot be used are told before anything is sent")
     func badFiles() async throws {
       let certificates = try await Certificates.make(in: scratch)
+      let certificateAsKey = scratch.url("certificate-as-key.pem")
+      try FileManager.default.copyItem(at: URL(fileURLWithPath: certificates.path("client.pem")), to: certificateAsKey)
+      #expect(chmod(certificateAsKey.path, 0o600) == 0)
       let unusable = [
         // A key where the certificate is, a certificate where the key is.
         FleetTLS(caFile: certificates.path("ca-key.pem")),
-        FleetTLS(
-          clientCertificateFile: certificates.path("client.pem"), clientKeyFile: certificates.path("client.pem")),
+        FleetTLS(clientCertificateFile: certificates.path("client.pem"), clientKeyFile: certificateAsKey.path),
       ]
       for tls in unusable {
         let error = #expect(throws: FleetError.self) {
@@ -111,14 +152,16 @@
         #expect(error?.description.contains("cannot be used") == true, "\(String(describing: error))")
         #expect(error?.description.contains("Give") == true, "\(String(describing: error))")
       }
+      let empty = scratch.url("no-certificates")
+      try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
       for tls in [
         FleetTLS(caFile: scratch.url("missing.pem").path),
         FleetTLS(clientCertificateFile: "/etc/hostname"),
         FleetTLS(clientKeyFile: "/etc/hostname"),
-        FleetTLS(caDirectory: scratch.directory.path),
+        FleetTLS(caDirectory: empty.path),
         FleetTLS(caDirectory: scratch.url("missing").path),
       ] {
-        #expect(throws: FleetError.self) {
+        #expect(throws: FleetError.self, "\(tls)") {
           try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: ["https://127.0.0.1:2379"], tls: tls))
         }
       }
@@ -222,10 +265,20 @@
       await etcd.stopAll()
     }
 
-    @Test("a password never crosses the network in plain HTTP; endpoints that are not URLs are refused")
+    @Test(
+      "plain HTTP only to a literal loopback address, with or without a user; endpoints that are not URLs are refused")
     func configuration() throws {
-      #expect(throws: FleetError.self) {
-        try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: ["http://10.0.0.1:2379"], user: "reader"))
+      // Another machine, or a name (whatever it resolves to), over plain HTTP: anyone on the way could change every
+      // machine's values, and read a password.
+      for (endpoint, user) in [
+        ("http://10.0.0.1:2379", "reader"), ("http://10.0.0.1:2379", nil), ("http://localhost:2379", nil),
+        ("http://127.attacker.example:2379", "reader"),
+      ] as [(String, String?)] {
+        let error = #expect(throws: FleetError.self) {
+          try FleetFollower(suites: ["app"], cluster: EtcdCluster(endpoints: [endpoint], user: user))
+        }
+        #expect(error?.code == .insecureEndpoint, "\(endpoint)")
+        #expect(error?.description.contains("literal loopback address") == true)
       }
       for endpoints in [[], ["10.0.0.1:2379"], ["ftp://h:1"], ["http://h:1/path"], ["https://user:pw@h:1"]] {
         #expect(throws: FleetError.self) {
@@ -233,10 +286,10 @@
         }
       }
       #expect(throws: FleetError.self) {
-        try FleetFollower(suites: [], cluster: EtcdCluster(endpoints: ["http://h:1"]))
+        try FleetFollower(suites: [], cluster: EtcdCluster(endpoints: ["http://127.0.0.1:1"]))
       }
       #expect(throws: FleetError.self) {
-        try FleetFollower(suites: ["a/b"], cluster: EtcdCluster(endpoints: ["http://h:1"]))
+        try FleetFollower(suites: ["a/b"], cluster: EtcdCluster(endpoints: ["http://127.0.0.1:1"]))
       }
       // Loopback over plain HTTP is this machine: allowed with a user.
       _ = try FleetFollower(

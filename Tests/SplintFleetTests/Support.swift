@@ -20,6 +20,8 @@
     /// What the follower told so far, in order, a line each.
     var events: [String] { told.withLock { $0 } }
     private let following = Mutex<Task<FleetError?, Never>?>(nil)
+    /// What the follower last started ended with, once it ended (`.some(nil)`: it ended without an error).
+    private let ended = Mutex<FleetError??>(nil)
 
     init(
       following suites: [String] = ["app"], cluster: EtcdCluster,
@@ -47,13 +49,16 @@
       let follower = try FleetFollower(
         suites: suites, cluster: cluster, directory: directory, options: options
       ) { [weak self] event in self?.told.withLock { $0.append(event.description) } }
-      let task = Task { () async -> FleetError? in
+      ended.withLock { $0 = nil }
+      let task = Task { [weak self] () async -> FleetError? in
+        var failure: FleetError?
         do throws(FleetError) {
           try await follower.run()
-          return nil
         } catch {
-          return error
+          failure = error
         }
+        self?.ended.withLock { $0 = .some(failure) }
+        return failure
       }
       following.withLock { $0 = task }
       return follower
@@ -68,18 +73,11 @@
     }
 
     /// What the follower ended with, once it ends by itself (within `seconds`).
+    /// Nil when it did not end, or ended without an error. (Not by awaiting the task's value beside a timer: a task
+    /// group waits for every child, and a wait for another task's value is not ended by cancelling it.)
     func ending(within seconds: Double = 30) async -> FleetError? {
-      guard let task = following.withLock({ $0 }) else { return nil }
-      return await withTaskGroup(of: FleetError?.self) { group in
-        group.addTask { await task.value }
-        group.addTask {
-          try? await Task.sleep(for: .seconds(seconds))
-          return FleetError?.none
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-      }
+      _ = await eventually(within: seconds) { ended.withLock { $0 != nil } }
+      return ended.withLock { $0 } ?? nil
     }
 
     /// Waits until the copy of `suite` holds `value` for `key` (nil: holds none).
@@ -122,6 +120,24 @@
   func startCluster(size: Int = 1, tls: LocalEtcd.TLS? = nil) async throws -> (LocalEtcd, EtcdCluster) {
     let etcd = try await LocalEtcd.start(size: size, tls: tls)
     return (etcd, EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3)))
+  }
+
+  /// A one-member cluster with authentication on, as a fleet runs it: `root` (password `rootpw`, what etcdctl changes
+  /// are made as), `reader` (read-only on /splint/), and `alice` and `bob`, who may read and write the settings and
+  /// their records; and an `EtcdCluster` for each writer, whose records name `test as NAME`.
+  func startAuthenticatedCluster() async throws -> (etcd: LocalEtcd, alice: EtcdCluster, bob: EtcdCluster) {
+    let etcd = try await LocalEtcd.start(size: 1)
+    try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
+    var writers: [EtcdCluster] = []
+    for name in ["alice", "bob"] {
+      try await etcd.addUser(name, password: "\(name)pw", readWrite: ["/splint/", "/splint.history/"])
+      var writer = EtcdCluster(
+        endpoints: etcd.endpoints, user: name, password: try password("\(name)pw", for: name),
+        requestTimeout: .seconds(5))
+      writer.recording = EtcdCluster.Recording(command: "test as \(name)")
+      writers.append(writer)
+    }
+    return (etcd, writers[0], writers[1])
   }
 
   /// A credential store holding one password, for a cluster's user.

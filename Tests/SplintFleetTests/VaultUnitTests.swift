@@ -60,6 +60,22 @@
         VaultJSON.parse(Array((String(repeating: "[", count: 63) + String(repeating: "]", count: 63)).utf8)) != nil)
     }
 
+    @Test("a server's error texts are escaped and cut before they are shown, logged or put in an error")
+    func errorTexts() {
+      let long = String(repeating: "e", count: 5000)
+      let body = Array(#"{"errors": ["\u001b]0;owned\u0007\u001b[2Jdenied", "\#(long)", 1]}"#.utf8)
+      let errors = VaultServer.errors(in: body)
+      #expect(errors.first == "\\u{1B}]0;owned\\u{7}\\u{1B}[2Jdenied", "\(errors)")
+      // Cut in the middle, where two long texts differ least often: their ends stay.
+      #expect(
+        errors.count == 2
+          && errors[1] == String(repeating: "e", count: 134) + "…" + String(repeating: "e", count: 66), "\(errors)")
+      let many = Array(("{\"errors\": [" + Array(repeating: "\"x\"", count: 50).joined(separator: ",") + "]}").utf8)
+      #expect(VaultServer.errors(in: many).count == 10)
+      #expect(
+        VaultSession.lease(Int.max) == 366 * 24 * 3600 && VaultSession.lease(-5) == 0 && VaultSession.lease(60) == 60)
+    }
+
     @Test("base64 both ways, and what is not base64")
     func base64() {
       for length in 0...7 {

@@ -226,7 +226,8 @@ import Testing
     // The copy and its directory are another user's (or, for a user who may not give files away, the directory is
     // writable by others): anyone could have written it.
     if getuid() == 0 {
-      for path in [directory.path, copy.path] { #expect(chown(path, 65534, 65534) == 0) }
+      // The copy, its directory and its follower's presence, as a follower run by that user would have made them.
+      for path in [directory.path, copy.path, copy.path + ".alive"] { #expect(chown(path, 65534, 65534) == 0) }
     } else {
       #expect(chmod(directory.path, 0o777) == 0)
     }
@@ -248,17 +249,90 @@ import Testing
     let above = scratch.url("above")
     let copy = above.appendingPathComponent("fleet").appendingPathComponent("app.json")
     let writer = try follow(["interval": 60], enforced: ["interval"], at: copy)
-    #expect(FleetCopy.trustProblem(ofCopyAt: copy.path) == nil)
+    #expect(trust(of: copy) == .trusted)
     #expect(chown(above.path, 65534, 65534) == 0)
-    let owned = FleetCopy.trustProblem(ofCopyAt: copy.path)
+    let owned = trust(of: copy)
     #expect(
-      owned == "\(above.path), above it, belongs to \(Users.name(65534)), not root", "\(String(describing: owned))")
+      owned.problem?.hasPrefix("\(above.path), on the way to it, belongs to \(Users.name(65534)), not root")
+        == true,
+      "\(owned)")
     #expect(chown(above.path, 0, 0) == 0 && chmod(above.path, 0o777) == 0)
     #expect(
-      FleetCopy.trustProblem(ofCopyAt: copy.path) == "\(above.path), above it, may be written by others than root")
+      trust(of: copy).problem
+        == "\(above.path), on the way to it, may be written by others than its owner (mode 0777)")
     #expect(chmod(above.path, 0o1777) == 0)
-    #expect(FleetCopy.trustProblem(ofCopyAt: copy.path) == nil, "a sticky directory, as /tmp is, lets no one rename it")
+    #expect(trust(of: copy) == .trusted, "a sticky directory, as /tmp is, lets no one rename it")
     withExtendedLifetime(writer) {}
+  }
+
+  @Test("trust is judged on the file whose content is in use, by its own name, in a directory only its owner writes")
+  func trustOfTheFileRead() throws {
+    guard getuid() == 0 else { return }  // only root gives files to another user
+    let directory = scratch.url("judged")
+    let copy = directory.appendingPathComponent("app.json")
+    let writer = try follow(["interval": 60], enforced: ["interval"], at: copy)
+    let read = try identity(of: copy)
+    #expect(FleetCopy.trust(ofCopyAt: copy.path, readAs: read) == .trusted)
+    // Written again since: the content read was another file's, which is judged once it is read.
+    try follow(["interval": 61], enforced: ["interval"], at: copy, writer: writer)
+    #expect(FleetCopy.trust(ofCopyAt: copy.path, readAs: read) == .replaced)
+    // The copy's mode, its owner, its directory's mode, each on what was read.
+    #expect(chmod(copy.path, 0o666) == 0)
+    #expect(trust(of: copy).problem == "it may be written by others than its owner (mode 0666)")
+    #expect(chmod(copy.path, 0o644) == 0 && chown(copy.path, 65534, 65534) == 0)
+    #expect(trust(of: copy).problem?.hasPrefix("it belongs to \(Users.name(65534)), not root") == true)
+    #expect(chown(copy.path, 0, 0) == 0 && chmod(directory.path, 0o775) == 0)
+    #expect(
+      trust(of: copy).problem == "its directory \(directory.path) may be written by others than its owner (mode 0775)")
+    #expect(chmod(directory.path, 0o755) == 0 && chown(directory.path, 65534, 65534) == 0)
+    #expect(trust(of: copy).problem?.hasPrefix("\(directory.path), on the way to it, belongs to") == true)
+    #expect(chown(directory.path, 0, 0) == 0)
+    #expect(trust(of: copy) == .trusted)
+    // A link by the copy's name, even root's own to a trusted file, is not the file a follower writes there.
+    let real = directory.appendingPathComponent("real.json")
+    try FileManager.default.moveItem(at: copy, to: real)
+    try FileManager.default.createSymbolicLink(at: copy, withDestinationURL: real)
+    var status = stat()
+    #expect(lstat(copy.path, &status) == 0)
+    #expect(
+      FleetCopy.trust(ofCopyAt: copy.path, readAs: FileIdentity(status)).problem
+        == "it is a symbolic link, not the file a follower writes in \(directory.path)")
+    #expect(FleetCopy.trust(ofCopyAt: scratch.url("missing", "app.json").path, readAs: read).problem != nil)
+    #expect(
+      FleetCopy.trust(ofCopyAt: real.path + "/app.json", readAs: read).problem == "\(real.path) is not a directory")
+    withExtendedLifetime(writer) {}
+  }
+
+  @Test("a copy in the user's own copy directory is never a system copy, whoever owns it")
+  func usersOwnCopy() async throws {
+    let state = scratch.url("state")
+    var environment = ProcessInfo.processInfo.environment
+    environment["SPLINT_FLEET_DIRECTORY"] = nil
+    environment["XDG_STATE_HOME"] = state.path
+    environment["XDG_CONFIG_HOME"] = scratch.url("home").path
+    let copy = state.appendingPathComponent("splint-fleet").appendingPathComponent("app.json")
+    let writer = try follow(["interval": 60], enforced: ["interval"], at: copy)
+    try save(#"{"interval": 5}"#, to: scratch.url("home", "app", "settings.json"))
+    let output = try await Programs.run(
+      [Programs.helper("splintctl"), "get", "--suite", "app", "interval", "--origin"], environment: environment)
+    #expect(
+      output.lines == ["5", "user file \(scratch.url("home", "app", "settings.json").path)"],
+      "the user's own value: nothing is enforced from a user's copy: \(output)")
+    #expect(FleetCopy.isUsersOwnCopy("/var/lib/splint-fleet/app.json") == false)
+    withExtendedLifetime(writer) {}
+  }
+
+  /// Whether the copy at `url` may enforce keys, judged on the file there now.
+  func trust(of url: URL) -> FleetCopy.Trust {
+    guard let identity = try? identity(of: url) else { return .untrusted("no file") }
+    return FleetCopy.trust(ofCopyAt: url.path, readAs: identity)
+  }
+
+  /// The identity of the file at `url` now.
+  func identity(of url: URL) throws -> FileIdentity {
+    var status = stat()
+    guard stat(url.path, &status) == 0 else { throw CocoaError(.fileNoSuchFile) }
+    return FileIdentity(status)
   }
 
   @Test("what a copy says of itself: the fields a follower may leave out, values kept as written, users by name")
@@ -372,5 +446,13 @@ import Testing
     }
     #expect(SettingsError.enforcedByFleet(key: "interval", copy: copy).key == "interval")
     #expect(SettingsError.fleetUnreachable(copy, since: since, reason: "r").key == nil)
+  }
+}
+
+extension FleetCopy.Trust {
+  /// Why the copy may not enforce keys, when that is the verdict.
+  var problem: String? {
+    if case .untrusted(let problem) = self { return problem }
+    return nil
   }
 }

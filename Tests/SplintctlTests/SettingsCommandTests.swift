@@ -193,6 +193,7 @@ struct HelpTests {
     #expect(help.status == 0)
     for line in [
       "1   absent", "64  usage error", "69  the Secret Service is unavailable or locked", "70  any other failure",
+      "75  a fleet change found the cluster changed",
     ] {
       #expect(help.stdout.contains(line), "\(line)")
     }

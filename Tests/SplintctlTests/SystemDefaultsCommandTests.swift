@@ -97,10 +97,12 @@ struct SystemDefaultsCommandTests {
     #expect(started)
     #expect(try await run("set", "--suite", "app", "mode", "loud").status == 0)
     #expect(await eventually { watcher.stdoutSoFar.hasSuffix("mode \"loud\"\n") })
-    // Hidden by the user's value: not printed (given time to arrive, nothing does).
+    // Hidden by the user's value: not printed. A change of the user's value after it is the sentinel: the watcher
+    // hears both files through one inotify queue, in order, so once the sentinel is printed the edit was heard.
     try save(#"{"mode": "hidden"}"#, to: second)
-    try await Task.sleep(for: .milliseconds(300))
-    #expect(watcher.stdoutSoFar.hasSuffix("mode \"loud\"\n"), "\(watcher.stdoutSoFar)")
+    #expect(try await run("set", "--suite", "app", "mode", "sentinel").status == 0)
+    #expect(await eventually { watcher.stdoutSoFar.hasSuffix("mode \"sentinel\"\n") }, "\(watcher.stdoutSoFar)")
+    #expect(watcher.stdoutSoFar.hasSuffix("mode \"loud\"\nmode \"sentinel\"\n"), "\(watcher.stdoutSoFar)")
     // The user's value removed: the system value is the one in effect.
     #expect(try await run("delete", "--suite", "app", "mode").status == 0)
     #expect(await eventually { watcher.stdoutSoFar.hasSuffix("mode \"hidden\"\n") }, "\(watcher.stdoutSoFar)")

@@ -138,7 +138,64 @@
             + "($CREDENTIALS_DIRECTORY/vault-role-id), secret ID from the systemd credential vault-secret-id"),
         "\(status.stdout)")
       #expect(!status.stdout.contains(secretID.trimmingCharacters(in: .newlines)))
+      #expect(!status.stdout.contains("Warning"), "\(status.stdout)")
       #expect(try await server.tokenAccessors() == before)
+
+      // An operator's token in the environment wins over the service's AppRole: said, where it used to pass unseen.
+      for variable in ["BAO_TOKEN", "VAULT_TOKEN"] {
+        let shadowed = try await splintctl(
+          "secret", "status",
+          environment: environment(server, ["CREDENTIALS_DIRECTORY": credentials.path, variable: server.rootToken]))
+        #expect(shadowed.status == 0, "\(shadowed)")
+        #expect(shadowed.stdout.contains("(login: token: the token in \(variable)): available\n"), "\(shadowed.stdout)")
+        #expect(
+          shadowed.lines.contains(
+            "  Warning: the token in \(variable) is used, not the AppRole login that $CREDENTIALS_DIRECTORY also gives "
+              + "(vault-role-id and vault-secret-id): unset \(variable) to log in as a service given those "
+              + "credentials does."), "\(shadowed.stdout)")
+      }
+      await server.stop()
+    }
+
+    @Test("with BAO_ADDR or VAULT_ADDR set and no store named, the error of no store says how to add the vault")
+    func noStoreNamedWithAnAddress() async throws {
+      let server = try await OpenBaoServer.dev()
+      try await server.run(["kv", "put", "-mount=secret", "splint/svc/alice", "value=from the vault"])
+      // As over SSH, with the vault's address and a token exported: no session bus, no delivered secrets.
+      var unnamed = environment(server, ["SPLINT_CREDENTIAL_STORES": nil, "BAO_TOKEN": server.rootToken])
+      unnamed["DBUS_SESSION_BUS_ADDRESS"] = nil
+      unnamed["DISPLAY"] = nil
+      unnamed["XDG_RUNTIME_DIR"] = "/nonexistent"
+      let note =
+        "is set, but the vault is asked only when it is named: SPLINT_CREDENTIAL_STORES=vault (or "
+        + "vault,secret-service, to ask the keyring after it), or --store vault."
+      let read = try await splintctl("secret", "read", "svc", "alice", environment: unnamed)
+      #expect(read.status == 69, "\(read)")
+      #expect(read.errorText.hasPrefix("splintctl: No D-Bus session bus is reachable"), "\(read)")
+      #expect(read.errorText.hasSuffix("BAO_ADDR \(note)"), "\(read)")
+      // A store of delivered secrets set up, without the secret: the error of no store, which lists those it asked.
+      var delivered = unnamed
+      delivered["CREDENTIALS_DIRECTORY"] = scratch.url("credentials").path
+      try FileManager.default.createDirectory(at: scratch.url("credentials"), withIntermediateDirectories: true)
+      let none = try await splintctl("secret", "read", "svc", "alice", environment: delivered)
+      #expect(none.status == 69 && none.errorText.hasPrefix("splintctl: No store answered ("), "\(none)")
+      #expect(none.errorText.hasSuffix("BAO_ADDR \(note)"), "\(none)")
+      #expect(
+        !(try await splintctl("secret", "read", "--store", "secret-service", "svc", "alice", environment: unnamed))
+          .errorText.contains(note))
+      let status = try await splintctl("secret", "status", environment: unnamed)
+      #expect(status.status == 69 && status.lines.last == "BAO_ADDR \(note)", "\(status)")
+      var vaultAddress = unnamed
+      vaultAddress["BAO_ADDR"] = nil
+      vaultAddress["VAULT_ADDR"] = server.address
+      let named = try await splintctl("secret", "read", "svc", "alice", environment: vaultAddress)
+      #expect(named.errorText.hasSuffix("VAULT_ADDR \(note)"), "\(named)")
+      // Done as it says, the vault answers; a chain that is named gets no note.
+      unnamed["SPLINT_CREDENTIAL_STORES"] = "vault"
+      #expect(try await splintctl("secret", "read", "svc", "alice", environment: unnamed).stdout == "from the vault")
+      unnamed["SPLINT_CREDENTIAL_STORES"] = "delivered,secret-service"
+      let chosen = try await splintctl("secret", "read", "svc", "alice", environment: unnamed)
+      #expect(chosen.status == 69 && !chosen.errorText.contains("SPLINT_CREDENTIAL_STORES=vault"), "\(chosen)")
       await server.stop()
     }
 

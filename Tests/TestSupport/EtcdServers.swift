@@ -172,6 +172,18 @@ public final class LocalEtcd: Sendable {
     await process?.wait()
   }
 
+  /// Stops `member` as an operator or systemd does: SIGTERM, and SIGKILL if it has not ended within `grace`.
+  public func terminate(_ member: Member, grace: Duration = .seconds(2)) async {
+    guard let process = processes.withLock({ $0.removeValue(forKey: member.name) }) else { return }
+    process.send(SIGTERM)
+    let killing = Task {
+      try await Task.sleep(for: grace)
+      process.send(SIGKILL)
+    }
+    await process.wait()
+    killing.cancel()
+  }
+
   /// The process ID of `member`, while it runs.
   public func processID(of member: Member) -> Int32? {
     processes.withLock { $0[member.name] }?.pid
@@ -271,9 +283,13 @@ public final class LocalEtcd: Sendable {
     return revision
   }
 
-  /// Compacts the history up to the cluster's revision now: a watch from an older revision is cancelled.
-  public func compact() async throws {
-    try await etcdctl(["compact", String(try await revision()), "--physical"])
+  /// Compacts the history up to the cluster's revision now (as `user`, `NAME:PASSWORD`, once authentication is on):
+  /// a watch from an older revision is cancelled. The revision it compacted at.
+  @discardableResult
+  public func compact(user: String? = nil) async throws -> Int64 {
+    let revision = try await revision()
+    try await etcdctl(["compact", String(revision), "--physical"], user: user)
+    return revision
   }
 
   /// Turns authentication on, with `root` (password `rootpw`) and a user `user`, of a role that may only read
@@ -287,6 +303,18 @@ public final class LocalEtcd: Sendable {
     try await etcdctl(["role", "grant-permission", "\(user)-role", "read", prefix, "--prefix=true"])
     try await etcdctl(["user", "grant-role", user, "\(user)-role"])
     try await etcdctl(["auth", "enable"])
+  }
+
+  /// Adds, once authentication is on (``enableAuthentication(user:password:readOnly:)``), the user `name` with
+  /// `password`, of a role of its own that may read and write each of `prefixes`.
+  public func addUser(_ name: String, password: String, readWrite prefixes: [String]) async throws {
+    let root = "root:rootpw"
+    try await etcdctl(["user", "add", "\(name):\(password)"], user: root)
+    try await etcdctl(["role", "add", "\(name)-role"], user: root)
+    for prefix in prefixes {
+      try await etcdctl(["role", "grant-permission", "\(name)-role", "readwrite", prefix, "--prefix=true"], user: root)
+    }
+    try await etcdctl(["user", "grant-role", name, "\(name)-role"], user: root)
   }
 }
 

@@ -37,7 +37,8 @@ public final class Scratch: Sendable {
 public func eventually(within seconds: Double = 30, _ condition: () async -> Bool) async -> Bool {
   let deadline = Date().addingTimeInterval(seconds)
   while await !condition() {
-    if Date() > deadline { return false }
+    // A cancelled test (its time limit passed) ends its waits, rather than spinning to each deadline.
+    if Date() > deadline || Task.isCancelled { return false }
     try? await Task.sleep(for: .milliseconds(5))
   }
   return true

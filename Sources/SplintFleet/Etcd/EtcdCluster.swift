@@ -10,7 +10,8 @@
   ///   endpoints: ["https://10.0.0.1:2379", "https://10.0.0.2:2379", "https://10.0.0.3:2379"],
   ///   tls: FleetTLS(caFile: "/etc/etcd/ca.pem"),
   ///   user: "splint-reader")  // its password: the systemd credential etcd__splint-reader, or the keyring's
-  /// try await cluster.setValue(jsonText: "60", forKey: "interval", suite: "com.example.sync")
+  /// let written = try await cluster.setValue(jsonText: "60", forKey: "interval", suite: "com.example.sync")
+  /// print("set at revision \(written.revision)")  // each machine's copy holds it once its revision reaches this
   /// ```
   ///
   /// The layout: each setting of a suite is the key `<prefix><suite>/<key>` (by default `/splint/<suite>/<key>`),
@@ -34,6 +35,15 @@
     public var password: Credential?
     /// How long a request may take, each: 5 seconds unless set.
     public var requestTimeout: Duration
+    /// How the writes record each change, beside the suite (``FleetLayout``): who made it, when, with what, and each
+    /// key's old and new value, which ``history(suite:key:limit:)`` shows and ``diff(suite:from:to:)`` rolls back
+    /// with. Nil: writes record nothing (the history then shows them as made around splintctl).
+    public var recording: Recording? = Recording()
+    /// The most comparisons, and the most operations, the cluster takes in one transaction: its `--max-txn-ops`
+    /// (128 unless the members are started with another). A change larger than it is refused, never split.
+    public var maximumTransactionOperations = 128
+    /// The largest request the cluster takes, in bytes: its `--max-request-bytes` (1.5 MiB unless set otherwise).
+    public var maximumRequestSize = 1_572_864
 
     /// A cluster reached at `endpoints`.
     ///
@@ -59,17 +69,15 @@
 
     // MARK: - The layout
 
+    /// Where the fleet's keys are: the suites' settings under ``prefix``, and the records of changes beside it.
+    public var layout: FleetLayout { FleetLayout(prefix: prefix) }
+
     /// The key prefix of `suite`'s settings: `<prefix><suite>/`.
     ///
     /// - Throws: ``FleetError/Code/invalidConfiguration`` for a suite that is not a plain name (as
     ///   `SettingsStore(suite:)` takes).
     func prefix(ofSuite suite: String) throws(FleetError) -> [UInt8] {
-      do {
-        _ = try SettingsStore.fileURL(forSuite: suite)
-      } catch {
-        throw FleetError(.invalidConfiguration(error.description))
-      }
-      return Array((prefix + suite + "/").utf8)
+      Array(try layout.settingsPrefix(ofSuite: suite).utf8)
     }
 
     /// The cluster's key of `key` in `suite`.
@@ -115,21 +123,52 @@
       }
     }
 
-    /// Stores `jsonText` as `key`'s value in `suite`, as given (it must be one JSON value: a number, `true`, a
-    /// string in quotes, an array, an object); every machine's follower writes it to its copy.
+    /// What a write did: the cluster's revision it was made at, and what the key held before.
     ///
+    /// A machine's copy holds the change once the revision it is as of (`splintctl fleet status`'s `revision`,
+    /// `FleetCopyStatus.revision`) reaches ``revision``.
+    public struct Write: Sendable, Hashable {
+      /// The cluster's revision the change was made at. When nothing changed (a key removed that was not there, a
+      /// key enforced that already was), the revision the cluster was at when it was asked: a copy as of it already
+      /// holds what was asked.
+      public let revision: Int64
+      /// Whether the cluster changed: false when the write would have changed nothing, and was not made.
+      public let changed: Bool
+      /// The JSON text the key held before, as the cluster held it, for ``EtcdCluster/setValue(jsonText:forKey:suite:)``
+      /// and ``EtcdCluster/removeValue(forKey:suite:)``: nil when it held none (a set that made a new key, a remove of a
+      /// key that was not there), and for the other writes.
+      public let previousValue: String?
+
+      /// A write's outcome, as the cluster answered it.
+      package init(revision: Int64, changed: Bool, previousValue: String?) {
+        self.revision = revision
+        self.changed = changed
+        self.previousValue = previousValue
+      }
+    }
+
+    /// Stores `jsonText` as `key`'s value in `suite`, as given (it must be one JSON value: a number, `true`, a
+    /// string in quotes, an array, an object); every machine's follower writes it to its copy. The change is
+    /// recorded in the same transaction (see ``recording``).
+    ///
+    /// - Returns: The revision it was written at, and the value it replaced (nil for a key the suite did not hold).
     /// - Throws: ``FleetError/Code/notJSON`` for text that is not JSON (nothing is stored),
     ///   ``FleetError/Code/reservedKey``, and the cluster's errors.
-    public func setValue(jsonText: String, forKey key: String, suite: String) async throws(FleetError) {
-      let name = try self.key(key, suite: suite)
+    @discardableResult
+    public func setValue(jsonText: String, forKey key: String, suite: String) async throws(FleetError) -> Write {
+      _ = try self.key(key, suite: suite)
       try Self.requireJSON(jsonText, key: key)
-      let gateway = try EtcdGateway(cluster: self)
-      _ = try await gateway.call(
-        "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(jsonText)), as: EtcdHeaderResponse.self)
+      let (write, before) = try await commit(suite: suite, reading: [key]) { _ throws(FleetError) in [key: jsonText] }
+      return Write(revision: write.revision, changed: true, previousValue: before[key]?.text)
+    }
+
+    /// A value's bytes as the text the cluster holds.
+    static func text(_ value: EtcdBytes?) -> String {
+      String(decoding: value?.bytes ?? [], as: UTF8.self)
     }
 
     /// Throws ``FleetError/Code/notJSON`` unless `text` is one JSON value.
-    private static func requireJSON(_ text: String, key: String) throws(FleetError) {
+    static func requireJSON(_ text: String, key: String) throws(FleetError) {
       do {
         _ = try FleetCopy.parseValue(Array(text.utf8))
       } catch {
@@ -144,34 +183,40 @@
     /// try await cluster.setValues([("host", #""db2.example.com""#), ("port", "5433")], suite: "com.example.sync")
     /// ```
     ///
+    /// - Returns: The revision they were written at (``Write/previousValue`` is nil). With no values, nothing is
+    ///   written, and the revision is 0.
     /// - Throws: ``FleetError/Code/notJSON`` for a text that is not JSON, ``FleetError/Code/reservedKey`` (nothing is
-    ///   stored then), and the cluster's errors.
-    public func setValues(_ values: [(key: String, jsonText: String)], suite: String) async throws(FleetError) {
-      var operations: [EtcdTransactionRequest.Operation] = []
+    ///   stored then), ``FleetError/Code/transactionTooLarge`` for more than one transaction takes, and the
+    ///   cluster's errors.
+    @discardableResult
+    public func setValues(
+      _ values: [(key: String, jsonText: String)], suite: String
+    ) async throws(FleetError) -> Write {
+      var changes: [String: String?] = [:]
       for (key, text) in values {
-        let name = try self.key(key, suite: suite)
+        _ = try self.key(key, suite: suite)
         try Self.requireJSON(text, key: key)
-        operations.append(.init(requestPut: EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(text))))
+        changes[key] = .some(text)
       }
-      guard !operations.isEmpty else { return }
-      let gateway = try EtcdGateway(cluster: self)
-      _ = try await gateway.call(
-        "/v3/kv/txn", EtcdTransactionRequest(compare: [], success: operations), as: EtcdTransactionResponse.self)
+      guard !changes.isEmpty else { return Write(revision: 0, changed: false, previousValue: nil) }
+      let planned = changes
+      let (write, _) = try await commit(suite: suite, reading: Array(changes.keys)) { _ throws(FleetError) in planned }
+      return Write(revision: write.revision, changed: true, previousValue: nil)
     }
 
     /// Removes `key` from `suite`'s settings in the cluster: each machine's programs read their own value, or the
-    /// default, again.
+    /// default, again. The change is recorded in the same transaction (see ``recording``).
     ///
-    /// - Returns: Whether the cluster held the key.
+    /// - Returns: The revision it was removed at, and the value it held (``Write/changed`` is false, and the value
+    ///   nil, when the cluster did not hold the key).
     /// - Throws: The cluster's errors.
     @discardableResult
-    public func removeValue(forKey key: String, suite: String) async throws(FleetError) -> Bool {
-      let gateway = try EtcdGateway(cluster: self)
-      let response = try await gateway.call(
-        "/v3/kv/deleterange", EtcdDeleteRequest(key: EtcdBytes(try self.key(key, suite: suite))),
-        as: EtcdDeleteResponse.self
-      ).response
-      return (response.deleted?.value ?? 0) > 0
+    public func removeValue(forKey key: String, suite: String) async throws(FleetError) -> Write {
+      _ = try self.key(key, suite: suite)
+      let (write, before) = try await commit(suite: suite, reading: [key]) { current throws(FleetError) in
+        current[key] == nil ? nil : [key: .none]
+      }
+      return Write(revision: write.revision, changed: write.changed, previousValue: before[key]?.text)
     }
 
     /// The keys the fleet enforces in `suite` (`<prefix><suite>/$enforced`), sorted.
@@ -179,48 +224,48 @@
     /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys (or lists what is not one), and
     ///   the cluster's errors.
     public func enforcedKeys(suite: String) async throws(FleetError) -> [String] {
-      try await enforcement(suite: suite).keys.sorted()
-    }
-
-    /// Marks `key` of `suite` as enforced by the fleet, or no longer: on machines whose copy is a system copy, an
-    /// enforced key's fleet value wins over each user's own, and local writes of it fail. Changed with a
-    /// transaction, so that two operators changing the list at once lose nothing.
-    ///
-    /// - Throws: ``FleetError/Code/conflict`` when the list changed meanwhile (nothing was changed: try again), and
-    ///   the cluster's errors.
-    public func setEnforced(_ enforced: Bool, forKey key: String, suite: String) async throws(FleetError) {
-      _ = try self.key(key, suite: suite)
-      let current = try await enforcement(suite: suite)
-      var keys = current.keys
-      if enforced { keys.insert(key) } else { keys.remove(key) }
-      guard keys != current.keys else { return }
-      let name = try prefix(ofSuite: suite) + Array(FleetCopy.enforcedKey.utf8)
-      let text = "[" + keys.sorted().map { JSONValue.string($0).description }.joined(separator: ", ") + "]"
-      var operation = EtcdTransactionRequest.Operation()
-      if keys.isEmpty {
-        operation.requestDeleteRange = EtcdDeleteRequest(key: EtcdBytes(name))
-      } else {
-        operation.requestPut = EtcdPutRequest(key: EtcdBytes(name), value: EtcdBytes(text))
-      }
-      let request = EtcdTransactionRequest(
-        compare: [.init(key: EtcdBytes(name), modRevision: String(current.revision))], success: [operation])
-      let gateway = try EtcdGateway(cluster: self)
-      let response = try await gateway.call("/v3/kv/txn", request, as: EtcdTransactionResponse.self).response
-      guard response.succeeded == true else { throw FleetError(.conflict(key: FleetCopy.enforcedKey)) }
-    }
-
-    /// The keys `$enforced` lists, and its modification revision (0 when it does not exist).
-    private func enforcement(suite: String) async throws(FleetError) -> (keys: Set<String>, revision: Int64) {
       let gateway = try EtcdGateway(cluster: self)
       let name = try prefix(ofSuite: suite) + Array(FleetCopy.enforcedKey.utf8)
       let response = try await gateway.call(
         "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(name)), as: EtcdRangeResponse.self
       ).response
-      guard let pair = response.kvs?.first else { return ([], 0) }
-      // An operator's command neither reads past an entry that is not a key nor writes over it: it is told.
-      let enforced = FleetCopy.EnforcedKeys(pair.value?.bytes ?? [])
+      return try Self.enforcedList(response.kvs?.first.map { Self.text($0.value) }).sorted()
+    }
+
+    /// Marks `key` of `suite` as enforced by the fleet, or no longer: on machines whose copy is a system copy, an
+    /// enforced key's fleet value wins over each user's own, and local writes of it fail. Changed with a
+    /// transaction that compares the list, so that two operators changing it at once lose nothing; recorded in it
+    /// (see ``recording``).
+    ///
+    /// - Returns: The revision the list was changed at; ``Write/changed`` is false when it already said what was
+    ///   asked (and the revision is then the one it was read at).
+    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys (or lists what is not one:
+    ///   nothing is written over it), ``FleetError/Code/conflict`` when the list kept changing meanwhile (nothing was
+    ///   changed: try again), and the cluster's errors.
+    @discardableResult
+    public func setEnforced(_ enforced: Bool, forKey key: String, suite: String) async throws(FleetError) -> Write {
+      _ = try self.key(key, suite: suite)
+      let name = FleetCopy.enforcedKey
+      let (write, _) = try await commit(suite: suite, reading: [name]) { current throws(FleetError) in
+        let listed = try Self.enforcedList(current[name]?.text)
+        var keys = listed
+        if enforced { keys.insert(key) } else { keys.remove(key) }
+        guard keys != listed else { return nil }
+        let text = "[" + keys.sorted().map { JSONValue.string($0).description }.joined(separator: ", ") + "]"
+        return [name: keys.isEmpty ? .none : .some(text)]
+      }
+      return Write(revision: write.revision, changed: write.changed, previousValue: nil)
+    }
+
+    /// The keys a `$enforced` text lists (none for nil: no list).
+    ///
+    /// - Throws: ``FleetError/Code/notJSON`` when it is not an array of keys, or lists what is not one: an operator's
+    ///   command neither reads past an entry that is not a key nor writes over it.
+    private static func enforcedList(_ text: String?) throws(FleetError) -> Set<String> {
+      guard let text else { return [] }
+      let enforced = FleetCopy.EnforcedKeys(Array(text.utf8))
       if let problem = enforced.problem { throw FleetError(.notJSON(key: FleetCopy.enforcedKey, reason: problem)) }
-      return (Set(enforced.keys), pair.modRevision?.value ?? 0)
+      return Set(enforced.keys)
     }
   }
 #endif

@@ -1,6 +1,7 @@
 #if SplintFleet
   import NIOHTTP1
   import SplintSecrets
+  import SplintSettings
   import Synchronization
 
   #if canImport(FoundationEssentials)
@@ -39,7 +40,9 @@
               "\(endpoint) is not a client URL of an etcd member: use http(s)://HOST:PORT, such as https://10.0.0.1:2379."
             ))
         }
-        if cluster.user != nil, scheme == "http", !Self.isLoopback(host) {
+        // Plain HTTP only where nothing but this machine is on the way: anyone else on it could read a password,
+        // and change every value (and what is enforced) on every machine.
+        if scheme == "http", !FleetHTTPClient.isLoopbackLiteral(host) {
           throw FleetError(.insecureEndpoint(endpoint))
         }
         endpoints.append(endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint)
@@ -50,12 +53,6 @@
       } catch {
         throw FleetError(.invalidConfiguration(error.description))
       }
-    }
-
-    /// Whether `host` is this machine: a password to it crosses no network.
-    static func isLoopback(_ host: String) -> Bool {
-      let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-      return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     // MARK: - Unary calls
@@ -69,6 +66,8 @@
       _ path: String, _ request: Request, as: Response.Type, timeout: Duration? = nil
     ) async throws(FleetError) -> (response: Response, endpoint: Int) {
       var failures: [String] = []
+      var tls: FleetError?
+      var onlyTLS = true
       let first = preferred.load(ordering: .relaxed)
       for offset in endpoints.indices {
         let index = (first + offset) % endpoints.count
@@ -78,8 +77,11 @@
           return (response, index)
         } catch  where error.movesOn {
           failures.append("\(endpoints[index]): \(error.shortReason)")
+          if error.code == .tls { tls = error } else { onlyTLS = false }
         }
       }
+      // Every member failed TLS: that is what to tell (the CA, the client certificate), not "unreachable".
+      if onlyTLS, let tls { throw tls }
       throw FleetError(.unreachable(failures))
     }
 
@@ -88,6 +90,16 @@
     func call<Request: Encodable, Response: Decodable>(
       _ path: String, _ request: Request, as: Response.Type, on index: Int, timeout: Duration? = nil
     ) async throws(FleetError) -> Response {
+      guard let response = try await call(path, request, as: Response.self, on: index, timeout: timeout, limit: nil)
+      else { preconditionFailure("without a limit, no answer is too large") }  // coverage:ignore — see above
+      return response
+    }
+
+    /// ``call(_:_:as:on:timeout:)`` with an answer of at most `limit` bytes (8 MiB unless given): nil when the
+    /// member's answer is larger, which the caller asks again in smaller parts.
+    func call<Request: Encodable, Response: Decodable>(
+      _ path: String, _ request: Request, as: Response.Type, on index: Int, timeout: Duration? = nil, limit: Int?
+    ) async throws(FleetError) -> Response? {
       let body = Self.encode(request)
       var retried = false
       while true {
@@ -95,8 +107,10 @@
         let answer: FleetHTTPResponse
         do throws(FleetTransportError) {
           answer = try await client.send(
-            .POST, endpoints[index] + path, headers: headers, body: body, timeout: timeout ?? cluster.requestTimeout)
+            .POST, endpoints[index] + path, headers: headers, body: body, timeout: timeout ?? cluster.requestTimeout,
+            maximumBodySize: limit ?? Self.maximumAnswer)
         } catch {
+          if limit != nil, error.kind == .tooLarge { return nil }
           throw FleetError(transport: error, timeout: timeout ?? cluster.requestTimeout)
         }
         if answer.status == 200 {
@@ -112,6 +126,9 @@
         throw FleetError(failure: failure, server: endpoints[index], user: cluster.user)
       }
     }  // coverage:ignore — the loop above returns or throws
+
+    /// The largest answer read whole, unless a call says otherwise.
+    static let maximumAnswer = 8 << 20
 
     /// The headers of every request: the token when the cluster has a user (authenticating for one first).
     private func headers(on index: Int) async throws(FleetError) -> HTTPHeaders {
@@ -199,7 +216,9 @@
     /// What a failed call's body says, or what its status says when the body is no etcd failure.
     private static func failure(in answer: FleetHTTPResponse) -> EtcdFailure {
       (try? JSONDecoder().decode(EtcdFailure.self, from: Data(answer.body)))
-        ?? EtcdFailure(message: "HTTP status \(answer.status)", code: answer.status == 404 ? 12 : 2)
+        ?? EtcdFailure(
+          message: "HTTP status \(answer.status)",
+          code: answer.status == 404 ? EtcdFailure.unimplemented : EtcdFailure.unknown)
     }
 
     /// `body`, a member's answer to `path`, as etcd's `Response`; an answer that is not one is an error naming
@@ -223,30 +242,38 @@
 
     /// Starts a watch of `key`..<`rangeEnd` from `revision` on endpoint `index`, with progress notifications, and
     /// the header that makes a member without a leader end it (etcd #10819): its lines, once the member has
-    /// answered.
+    /// answered. With `prevKV`, each event carries the key as it was before.
     func watch(
-      from revision: Int64, key: [UInt8], rangeEnd: [UInt8], on index: Int
-    ) async throws(FleetError) -> AsyncThrowingStream<[UInt8], any Error> {
+      from revision: Int64, key: [UInt8], rangeEnd: [UInt8], on index: Int, prevKV: Bool = false
+    ) async throws(FleetError) -> FleetHTTPClient.Lines {
       let request = EtcdWatchRequest(
-        createRequest: .init(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), startRevision: String(revision)))
+        createRequest: .init(
+          key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), startRevision: String(revision), prevKV: prevKV))
       var headers = try await headers(on: index)
       headers.add(name: "Grpc-Metadata-Hasleader", value: "true")
       let stream: FleetHTTPClient.Stream
       do throws(FleetTransportError) {
         stream = try await client.stream(
           .POST, endpoints[index] + "/v3/watch", headers: headers, body: Self.encode(request),
-          timeout: cluster.requestTimeout, maximumLineSize: 64 << 20)
+          timeout: cluster.requestTimeout, maximumLineSize: Self.maximumWatchLine)
       } catch {
         throw FleetError(transport: error, timeout: cluster.requestTimeout)
       }
       // etcd's gateway answers every watch 200, and reports its failures in the stream, as lines.
       guard stream.status == 200 else {
-        let reason = "it answered a watch with HTTP status \(stream.status)"  // coverage:ignore — not etcd's answer
-        let server = endpoints[index]  // coverage:ignore — not etcd's answer
-        throw FleetError(.invalidResponse(server: server, reason: reason))  // coverage:ignore — not etcd's answer
+        throw FleetError(
+          .invalidResponse(server: endpoints[index], reason: "it answered a watch with HTTP status \(stream.status)"))
       }
       return stream.lines
     }
+
+    /// The longest line of a watch read: one revision's changes (a transaction's) come in one line, and etcd takes
+    /// requests of 1.5 MiB unless told otherwise. A longer line is not read: the follower reads the keys again
+    /// instead, in bounded parts.
+    static let maximumWatchLine = 16 << 20
+
+    /// The endpoint tried first: the one that answered last.
+    var preferredEndpoint: Int { preferred.load(ordering: .relaxed) }
 
     /// Makes the endpoint after `index` the one tried first, unless another already is: `index` failed while it was
     /// being watched.
@@ -279,24 +306,21 @@
       switch error.kind {
       case .timedOut: self.init(.timedOut(server: error.server, after: timeout))
       case .tls: self.init(.tls(server: error.server, reason: error.reason))
-      case .invalidResponse: self.init(.invalidResponse(server: error.server, reason: error.reason))
+      case .invalidResponse, .tooLarge: self.init(.invalidResponse(server: error.server, reason: error.reason))
       case .cancelled: self.init(.cancelled)
       case .unreachable: self.init(.unreachable(["\(error.server): \(error.reason)"]))
       }
     }
 
-    /// The error an etcd failure stands for.
+    /// The error an etcd failure stands for. Its message is the server's: escaped and cut to a line's length before
+    /// it is shown, logged or kept anywhere.
     init(failure: EtcdFailure, server: String, user: String?) {
-      let message = failure.message.replacingPrefix("etcdserver: ")
+      let message = failure.message.replacingPrefix("etcdserver: ").shown()
       switch failure.code {
       case EtcdFailure.permissionDenied:
         self.init(.permissionDenied(server: server, what: "read or write these keys (\(message))"))
       case EtcdFailure.unauthenticated:
         self.init(.authenticationFailed(user: user ?? "(none)", server: server))
-      case EtcdFailure.unavailable where message.contains("leader"):
-        self.init(.noLeader(server: server))
-      case EtcdFailure.unavailable:
-        self.init(.unreachable(["\(server): \(message)"]))
       case _ where message.contains("authentication failed"):
         self.init(.authenticationFailed(user: user ?? "(none)", server: server))
       case _ where message.contains("user name is empty"):
@@ -307,15 +331,23 @@
         self.init(.noLeader(server: server))
       case _ where message.contains("request timed out"):
         self.init(.noLeader(server: server))
+      case EtcdFailure.unimplemented:
+        self.init(.invalidResponse(server: server, reason: "it does not serve etcd's v3 gateway here (\(message))"))
+      case EtcdFailure.unknown, EtcdFailure.canceled, EtcdFailure.deadlineExceeded, EtcdFailure.resourceExhausted,
+        EtcdFailure.aborted, EtcdFailure.internal, EtcdFailure.unavailable, EtcdFailure.dataLoss:
+        // The member's own state (starting, stopping, overloaded, cut off), or a proxy in front of it: another
+        // member, or the same one later, may answer.
+        self.init(.unreachable(["\(server): \(message)"]))
       default:
         self.init(.rejected(server: server, message: message))
       }
     }
 
-    /// Whether a call that failed so should be tried on the next endpoint.
+    /// Whether a call that failed so should be tried on the next endpoint: the member is down, slow, without a
+    /// leader, answers what etcd does not, or fails TLS (its certificate may be the one that is wrong).
     var movesOn: Bool {
       switch situation {
-      case .unreachable, .timedOut, .noLeader, .invalidResponse: true
+      case .unreachable, .timedOut, .noLeader, .invalidResponse, .tls: true
       default: false
       }
     }
@@ -326,7 +358,7 @@
       case .unreachable(let failures): failures.map { $0.drop(while: { $0 != " " }).dropFirst() }.joined()
       case .timedOut: "no answer in time"
       case .noLeader: "no leader"
-      case .invalidResponse(_, let reason): reason
+      case .invalidResponse(_, let reason), .tls(_, let reason): reason
       default: description
       }
     }

@@ -16,6 +16,10 @@
   struct EtcdInteger: Decodable, Sendable, Hashable {
     let value: Int64
 
+    /// The value as a revision, or nil when it cannot be one: etcd's revisions start at 1 (0 where none is given),
+    /// and one at `Int64.max` would leave no revision after it to watch from.
+    var revision: Int64? { (0..<Int64.max).contains(value) ? value : nil }
+
     init(from decoder: any Decoder) throws {
       let container = try decoder.singleValueContainer()
       if let text = try? container.decode(String.self) {
@@ -73,26 +77,48 @@
     let key: EtcdBytes
     let value: EtcdBytes?
     let modRevision: EtcdInteger?
+    let createRevision: EtcdInteger?
 
     enum CodingKeys: String, CodingKey {
       case key, value
       case modRevision = "mod_revision"
+      case createRevision = "create_revision"
     }
   }
 
-  /// `POST /v3/kv/range`'s request.
+  /// `POST /v3/kv/range`'s request: the keys `key`..<`rangeEnd` (or `key` alone), as they are now or were at
+  /// `revision`, sorted by key (descending with `descending`).
   struct EtcdRangeRequest: Encodable, Sendable {
     let key: EtcdBytes
     var rangeEnd: EtcdBytes?
     var limit: Int64?
+    /// The revision to read at (a paged read's pages are all of one), as the gateway takes int64s: text.
+    var revision: String?
     var keysOnly: Bool?
     var countOnly: Bool?
+    var sortOrder: String?
+    var sortTarget: String?
+
+    init(
+      key: EtcdBytes, rangeEnd: EtcdBytes? = nil, limit: Int64? = nil, keysOnly: Bool? = nil, countOnly: Bool? = nil,
+      revision: Int64? = nil, descending: Bool = false
+    ) {
+      self.key = key
+      self.rangeEnd = rangeEnd
+      self.limit = limit
+      self.keysOnly = keysOnly
+      self.countOnly = countOnly
+      self.revision = revision.map(String.init)
+      if descending { (sortOrder, sortTarget) = ("DESCEND", "KEY") }
+    }
 
     enum CodingKeys: String, CodingKey {
-      case key, limit
+      case key, limit, revision
       case rangeEnd = "range_end"
       case keysOnly = "keys_only"
       case countOnly = "count_only"
+      case sortOrder = "sort_order"
+      case sortTarget = "sort_target"
     }
   }
 
@@ -103,44 +129,85 @@
     let more: Bool?
   }
 
-  /// `POST /v3/kv/put`'s request.
+  /// `POST /v3/kv/put`'s request; with `prevKV`, the answer carries the key's value before the put.
   struct EtcdPutRequest: Encodable, Sendable {
     let key: EtcdBytes
     let value: EtcdBytes
+    var prevKV: Bool?
+
+    enum CodingKeys: String, CodingKey {
+      case key, value
+      case prevKV = "prev_kv"
+    }
   }
 
-  /// `POST /v3/kv/deleterange`'s request.
+  /// `POST /v3/kv/put`'s response: the revision of the put, and (when asked for) the key before it.
+  struct EtcdPutResponse: Decodable, Sendable {
+    let header: EtcdHeader
+    let prevKV: EtcdKeyValue?
+
+    enum CodingKeys: String, CodingKey {
+      case header
+      case prevKV = "prev_kv"
+    }
+  }
+
+  /// `POST /v3/kv/deleterange`'s request; with `prevKV`, the answer carries the keys it deleted.
   struct EtcdDeleteRequest: Encodable, Sendable {
     let key: EtcdBytes
+    var rangeEnd: EtcdBytes?
+    var prevKV: Bool?
+
+    init(key: EtcdBytes, rangeEnd: EtcdBytes? = nil, prevKV: Bool? = nil) {
+      self.key = key
+      self.rangeEnd = rangeEnd
+      self.prevKV = prevKV
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case key
+      case rangeEnd = "range_end"
+      case prevKV = "prev_kv"
+    }
   }
 
   /// `POST /v3/kv/deleterange`'s response.
   struct EtcdDeleteResponse: Decodable, Sendable {
     let header: EtcdHeader
     let deleted: EtcdInteger?
+    let prevKVs: [EtcdKeyValue]?
+
+    enum CodingKeys: String, CodingKey {
+      case header, deleted
+      case prevKVs = "prev_kvs"
+    }
   }
 
-  /// A response that carries only its header (`put`).
-  struct EtcdHeaderResponse: Decodable, Sendable {
-    let header: EtcdHeader
-  }
-
-  /// `POST /v3/kv/txn`'s request, as the admin commands use it: compare one key's modification revision, then
+  /// `POST /v3/kv/txn`'s request, as the admin commands use it: compare keys' modification revisions, then read,
   /// put or delete keys.
   struct EtcdTransactionRequest: Encodable, Sendable {
-    /// A comparison of `key`'s modification revision: equal to `modRevision`.
+    /// A comparison of `key`'s modification revision (0 for a key that does not exist) with `modRevision`: equal to
+    /// it, or, for every key of `key`..<`rangeEnd`, below it.
     struct Compare: Encodable, Sendable {
       let key: EtcdBytes
+      let rangeEnd: EtcdBytes?
       let target: String
       let result: String
       let modRevision: String
 
-      init(key: EtcdBytes, modRevision: String) {
-        (self.key, target, result, self.modRevision) = (key, "MOD", "EQUAL", modRevision)
+      /// `key`'s modification revision is `modRevision` (0: the key does not exist).
+      init(key: EtcdBytes, modRevision: Int64) {
+        (self.key, rangeEnd, target, result, self.modRevision) = (key, nil, "MOD", "EQUAL", String(modRevision))
+      }
+
+      /// No key of `key`..<`rangeEnd` was put at `revision` or after.
+      init(key: EtcdBytes, rangeEnd: EtcdBytes, modifiedBefore revision: Int64) {
+        (self.key, self.rangeEnd, target, result, modRevision) = (key, rangeEnd, "MOD", "LESS", String(revision))
       }
 
       enum CodingKeys: String, CodingKey {
         case key, target, result
+        case rangeEnd = "range_end"
         case modRevision = "mod_revision"
       }
     }
@@ -148,15 +215,21 @@
     struct Operation: Encodable, Sendable {
       var requestPut: EtcdPutRequest?
       var requestDeleteRange: EtcdDeleteRequest?
+      var requestRange: EtcdRangeRequest?
 
-      init(requestPut: EtcdPutRequest? = nil, requestDeleteRange: EtcdDeleteRequest? = nil) {
+      init(
+        requestPut: EtcdPutRequest? = nil, requestDeleteRange: EtcdDeleteRequest? = nil,
+        requestRange: EtcdRangeRequest? = nil
+      ) {
         self.requestPut = requestPut
         self.requestDeleteRange = requestDeleteRange
+        self.requestRange = requestRange
       }
 
       enum CodingKeys: String, CodingKey {
         case requestPut = "request_put"
         case requestDeleteRange = "request_delete_range"
+        case requestRange = "request_range"
       }
     }
 
@@ -164,10 +237,24 @@
     let success: [Operation]
   }
 
-  /// `POST /v3/kv/txn`'s response.
+  /// `POST /v3/kv/txn`'s response: whether the comparisons held, and each operation's answer.
   struct EtcdTransactionResponse: Decodable, Sendable {
+    /// One operation's answer: a range's keys (the others' answers are not read).
+    struct Answer: Decodable, Sendable {
+      struct Range: Decodable, Sendable {
+        let kvs: [EtcdKeyValue]?
+      }
+
+      let responseRange: Range?
+
+      enum CodingKeys: String, CodingKey {
+        case responseRange = "response_range"
+      }
+    }
+
     let header: EtcdHeader
     let succeeded: Bool?
+    let responses: [Answer]?
   }
 
   /// `POST /v3/auth/authenticate`'s response.
@@ -175,16 +262,19 @@
     let token: String
   }
 
-  /// `POST /v3/watch`'s request: watch a range from a revision, with progress notifications.
+  /// `POST /v3/watch`'s request: watch a range from a revision, with progress notifications, and with each event's
+  /// key as it was before (`prevKV`) when asked.
   struct EtcdWatchRequest: Encodable, Sendable {
     struct Create: Encodable, Sendable {
       let key: EtcdBytes
       let rangeEnd: EtcdBytes
       let startRevision: String
       let progressNotify: Bool
+      let prevKV: Bool?
 
-      init(key: EtcdBytes, rangeEnd: EtcdBytes, startRevision: String) {
+      init(key: EtcdBytes, rangeEnd: EtcdBytes, startRevision: String, prevKV: Bool = false) {
         (self.key, self.rangeEnd, self.startRevision, progressNotify) = (key, rangeEnd, startRevision, true)
+        self.prevKV = prevKV ? true : nil
       }
 
       enum CodingKeys: String, CodingKey {
@@ -192,6 +282,7 @@
         case rangeEnd = "range_end"
         case startRevision = "start_revision"
         case progressNotify = "progress_notify"
+        case prevKV = "prev_kv"
       }
     }
 
@@ -223,8 +314,15 @@
       /// "PUT" (left out, as its zero value) or "DELETE".
       let type: String?
       let kv: EtcdKeyValue
+      /// The key before the event, when the watch asked for it and the key existed.
+      let prevKV: EtcdKeyValue?
 
       var isDeletion: Bool { type == "DELETE" }
+
+      enum CodingKeys: String, CodingKey {
+        case type, kv
+        case prevKV = "prev_kv"
+      }
     }
 
     let result: Result?
@@ -255,10 +353,19 @@
     }
 
     /// gRPC's codes that etcd answers with.
+    static let canceled = 1
+    static let unknown = 2
     static let invalidArgument = 3
+    static let deadlineExceeded = 4
     static let permissionDenied = 7
+    static let resourceExhausted = 8
     static let failedPrecondition = 9
+    static let aborted = 10
+    static let outOfRange = 11
+    static let unimplemented = 12
+    static let `internal` = 13
     static let unavailable = 14
+    static let dataLoss = 15
     static let unauthenticated = 16
   }
 #endif

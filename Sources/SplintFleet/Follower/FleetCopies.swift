@@ -9,7 +9,16 @@
 
   /// A follower's copies, one per suite, and what it knows of each: the values it took from the cluster, as of
   /// which revision, and the follower's state, which every copy records. Each change reaches a copy in one write.
+  ///
+  /// Everything a copy holds is bounded, whatever the cluster holds: its values by the options' sizes, the keys it
+  /// leaves out by ``maximumListedSkips`` (each name cut), key names by ``maximumKeyBytes``; and all of it counts
+  /// in the copy's size.
   actor FleetCopies {
+    /// The longest key a copy takes, in bytes: a setting's key is a name, not a document.
+    static let maximumKeyBytes = 1024
+    /// The most keys left out that a copy lists, and that a whole read logs; the rest are counted.
+    static let maximumListedSkips = 100
+
     /// One suite's copy as the follower holds it.
     struct Copy {
       let suite: String
@@ -22,16 +31,32 @@
       var values: [String: (value: JSONValue, text: String?, size: Int)] = [:]
       /// The keys the fleet enforces.
       var enforced: [String] = []
-      /// Keys left out, and why.
+      /// Keys left out, and why, as shown (escaped, cut): at most ``maximumListedSkips``.
       var skipped: [String: String] = [:]
+      /// How many more keys were left out than `skipped` lists.
+      var skippedMore = 0
       /// Whether the copy on disk lags behind (a write failed, or there are changes to write).
       var unwritten = false
 
-      /// The bytes the copy's settings take, as the cluster holds them.
-      var size: Int { values.reduce(0) { $0 + $1.key.utf8.count + $1.value.size } }
+      init(suite: String, writer: FleetCopyWriter, prefix: [UInt8]) {
+        self.suite = suite
+        self.writer = writer
+        self.prefix = prefix
+      }
+
+      /// The bytes the copy's settings take, as the cluster holds them, with its enforced keys and the keys it
+      /// lists as left out.
+      var size: Int {
+        values.reduce(0) { $0 + $1.key.utf8.count + $1.value.size } + enforced.reduce(0) { $0 + $1.utf8.count + 3 }
+          + skipped.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+      }
     }
 
     private var copies: [Copy]
+    /// The copies as a whole read is making them, until it ends (``finishReading()``).
+    private var reading: [Copy]?
+    /// How many keys the whole read under way has left out, for its log.
+    private var skippedInRead = 0
     private let engine: String
     private let endpoints: [String]
     private let options: FleetFollower.Options
@@ -55,50 +80,101 @@
     }
 
     /// Takes up what the copies on disk hold (from a follower before this one): their values and revisions, so that
-    /// a follower that restarts resumes where the last one stopped, without reading everything again.
+    /// a follower that restarts resumes where the last one stopped, without reading everything again; and what the
+    /// last follower recorded of the cluster (lost since when). Then writes this follower into them (its process,
+    /// host and user), so that no copy names a follower that is gone.
     func load() {
+      var recorded: FleetCopy.Metadata?
       for index in copies.indices {
         let current = copies[index].writer.current
         guard let metadata = current.metadata, metadata.engine == engine else { continue }
-        copies[index].at = FleetRevision(cluster: metadata.cluster, revision: metadata.revision)
+        recorded = recorded ?? metadata
+        // A revision a cluster cannot be at (a copy written by hand) is no place to resume from.
+        if (0..<Int64.max).contains(metadata.revision) {
+          copies[index].at = FleetRevision(cluster: metadata.cluster, revision: metadata.revision)
+        }
         copies[index].skipped = metadata.skipped
+        copies[index].skippedMore = metadata.skippedMore
         copies[index].enforced = current.enforced
         for (key, value) in current.values {
           let text = value.description
           copies[index].values[key] = (value, nil, text.utf8.count)
         }
+        copies[index].unwritten = copies[index].at != nil
       }
+      if let recorded, recorded.state == .unreachable {
+        (state, since, reason) = (.unreachable, recorded.since, recorded.reason)
+      }
+      writeUnwritten()
     }
 
-    /// Whether the copies must be read again whole before the cluster, as it is `now`, is watched: one has never
-    /// been read, or is of another cluster (a restored or rebuilt one), or of a later revision than the cluster's
-    /// (a cluster restored from an older snapshot).
-    func needsFullRead(_ now: FleetRevision) -> Bool {
-      copies.contains { copy in
-        guard let at = copy.at else { return true }
-        return at.cluster != now.cluster || at.revision > now.revision
+    /// Why the copies must be read again whole before the cluster, as it is `now`, is watched, or nil when they
+    /// need not: one has never been read (the first read, on a new machine), or is of another cluster (a restored
+    /// or rebuilt one), or of a later revision than the cluster's (a cluster restored from an older snapshot).
+    func fullReadReason(_ now: FleetRevision) -> String? {
+      for copy in copies {
+        guard let at = copy.at else { return "this machine has no copy of \(copy.suite) yet (a first read)" }
+        if at.cluster != now.cluster {
+          return
+            "the copy of \(copy.suite) is of another cluster (\(at.cluster), not \(now.cluster)): restored or rebuilt"
+        }
+        if at.revision > now.revision {
+          return """
+            the copy of \(copy.suite) is as of revision \(at.revision), later than the cluster's \(now.revision): \
+            the cluster was restored from an older snapshot
+            """
+        }
       }
+      return nil
     }
 
     /// The revision every copy is up to date with: a watch resumes after it.
     var heldRevision: Int64 { copies.map { $0.at?.revision ?? 0 }.min() ?? 0 }
 
-    /// Replaces every copy's values with a whole read's: keys deleted meanwhile disappear.
-    func replace(with snapshot: FleetSnapshot) {
-      for index in copies.indices {
-        var copy = copies[index]
-        let before = (copy.values.mapValues(\.value), copy.enforced)
-        copy.values = [:]
-        copy.enforced = []
-        copy.skipped = [:]
-        for pair in snapshot.pairs where pair.key.starts(with: copy.prefix) {
-          take(FleetEvent(key: pair.key, value: pair.value, revision: pair.revision), into: &copy)
+    /// Starts a whole read of the cluster as of `at`: its parts are taken (``take(_:)``) into copies made anew, which
+    /// replace the copies once the read ends (``finishReading()``); keys deleted meanwhile disappear then.
+    func startReading(at: FleetRevision) {
+      reading = copies.map { copy in
+        var fresh = Copy(suite: copy.suite, writer: copy.writer, prefix: copy.prefix)
+        fresh.at = at
+        return fresh
+      }
+      skippedInRead = 0
+    }
+
+    /// One part of a whole read.
+    func take(_ pairs: [FleetPair]) {
+      guard var reading else { return }
+      for pair in pairs {
+        guard let index = reading.firstIndex(where: { pair.key.starts(with: $0.prefix) }) else { continue }
+        guard let value = pair.value else {
+          let key = String(decoding: pair.key.dropFirst(reading[index].prefix.count), as: UTF8.self)
+          let error = FleetError(.valueTooLarge(key: key.shown(), size: nil, limit: options.maximumValueSize))
+          skip(key, error, in: &reading[index])
+          continue
         }
-        copy.at = snapshot.at
+        take(FleetEvent(key: pair.key, value: value, revision: pair.revision), into: &reading[index])
+      }
+      self.reading = reading
+    }
+
+    /// Ends a whole read: its copies replace the copies, each written once; or, when it failed (`keeping` false),
+    /// are dropped, and the copies stay as they were.
+    func finishReading(keeping: Bool = true) {
+      guard let read = reading else { return }
+      reading = nil
+      guard keeping else { return }
+      if skippedInRead > Self.maximumListedSkips {
+        report(.skippedMore(count: skippedInRead - Self.maximumListedSkips))
+      }
+      for index in copies.indices {
+        var copy = read[index]
+        let before = (copies[index].values.mapValues(\.value), copies[index].enforced)
         copy.unwritten = true
-        let changed = before.0 != copy.values.mapValues(\.value) || before.1 != copy.enforced
         copies[index] = copy
-        if changed { report(.changed(suite: copy.suite, revision: snapshot.at.revision)) }
+        if before.0 != copy.values.mapValues(\.value) || before.1 != copy.enforced, let at = copy.at {
+          report(.changed(suite: copy.suite, revision: at.revision))
+        }
       }
       writeUnwritten()
     }
@@ -140,11 +216,21 @@
         skip(shown, FleetError(.invalidConfiguration("the key is not UTF-8 text, as settings keys are.")), in: &copy)
         return
       }
+      guard name.count <= Self.maximumKeyBytes else {
+        return skip(
+          key, FleetError(.keyTooLong(key: key.shown(), size: name.count, limit: Self.maximumKeyBytes)), in: &copy)
+      }
       copy.values[key] = nil
       copy.skipped[key] = nil
       guard let value = event.value else {
         if key == FleetCopy.enforcedKey { copy.enforced = [] }
         return
+      }
+      guard value.count <= options.maximumValueSize else {
+        if key == FleetCopy.enforcedKey { copy.enforced = [] }
+        return skip(
+          key, FleetError(.valueTooLarge(key: key.shown(), size: value.count, limit: options.maximumValueSize)),
+          in: &copy)
       }
       if key == FleetCopy.enforcedKey {
         // The keys it lists are enforced; what is not a key is left out, and told.
@@ -153,16 +239,12 @@
         copy.enforced = enforced.keys
         return
       }
-      guard !FleetCopy.isReserved(key) else { return skip(key, FleetError(.reservedKey(key)), in: &copy) }
-      guard value.count <= options.maximumValueSize else {
-        return skip(
-          key, FleetError(.valueTooLarge(key: key, size: value.count, limit: options.maximumValueSize)), in: &copy)
-      }
+      guard !FleetCopy.isReserved(key) else { return skip(key, FleetError(.reservedKey(key.shown())), in: &copy) }
       let parsed: (value: JSONValue, text: String?)
       do {
         parsed = try FleetCopy.parseValue(value)
       } catch {
-        return skip(key, FleetError(.notJSON(key: key, reason: FleetError.jsonReason(error))), in: &copy)
+        return skip(key, FleetError(.notJSON(key: key.shown(), reason: FleetError.jsonReason(error))), in: &copy)
       }
       let size = copy.size + key.utf8.count + value.count
       guard size <= options.maximumCopySize else {
@@ -172,18 +254,29 @@
       copy.values[key] = (parsed.value, parsed.text, value.count)
     }
 
-    /// Leaves `key` out of the copy, recording why, and tells it.
+    /// Leaves `key` out of the copy, recording why (at most ``maximumListedSkips`` keys are listed, each name as
+    /// shown: escaped, and cut to a line's length), and tells it (in a whole read, the first of them only).
     private func skip(_ key: String, _ error: FleetError, in copy: inout Copy) {
       copy.values[key] = nil
-      copy.skipped[key] = error.skipReason
-      report(.skipped(suite: copy.suite, key: key, error))
+      let shown = key.shown(limit: 100)
+      if copy.skipped[shown] != nil || copy.skipped.count < Self.maximumListedSkips {
+        copy.skipped[shown] = error.skipReason
+      } else {
+        copy.skippedMore += 1
+      }
+      if reading != nil {
+        skippedInRead += 1
+        guard skippedInRead <= Self.maximumListedSkips else { return }
+      }
+      report(.skipped(suite: copy.suite, key: shown, error))
     }
 
-    /// Records what the follower does now in every copy (one write each, only when it changes).
+    /// Records what the follower does now in every copy (one write each, only when it changes); a state it was in
+    /// already keeps its time.
     func record(_ state: FleetCopyStatus.State, reason: String? = nil, since: Date = Date()) {
       guard state != self.state || reason != self.reason else { return }
+      if state != self.state { self.since = since }
       self.state = state
-      self.since = since
       self.reason = reason
       for index in copies.indices where copies[index].at != nil { copies[index].unwritten = true }
       writeUnwritten()
@@ -213,8 +306,8 @@
         guard let at = copy.at else { continue }
         let metadata = FleetCopy.Metadata(
           engine: engine, cluster: at.cluster, revision: at.revision, endpoints: endpoints,
-          prefix: String(decoding: copy.prefix, as: UTF8.self), skipped: copy.skipped, state: state, since: since,
-          reason: reason)
+          prefix: String(decoding: copy.prefix, as: UTF8.self), skipped: copy.skipped, skippedMore: copy.skippedMore,
+          state: state, since: since, reason: reason)
         let values = copy.values.sorted { $0.key < $1.key }.map {
           (key: $0.key, value: $0.value.value, text: $0.value.text)
         }
@@ -246,6 +339,17 @@
       for copy in copies {
         do {
           try copy.writer.sync()
+        } catch {
+          report(.copyFailed(suite: copy.suite, FleetError(.copyFailed(error))))
+        }
+      }
+    }
+
+    /// Tells readers that the follower is there (see `FleetCopyWriter.heartbeat()`).
+    func heartbeat() {
+      for copy in copies {
+        do {
+          try copy.writer.heartbeat()
         } catch {
           report(.copyFailed(suite: copy.suite, FleetError(.copyFailed(error))))
         }

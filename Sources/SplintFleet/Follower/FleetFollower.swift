@@ -1,5 +1,6 @@
 #if SplintFleet
   import SplintSettings
+  import Synchronization
 
   #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -67,13 +68,16 @@
       case waiting(suites: [String])
       /// The follower watches the cluster (`cluster`, at `revision`) through the member at `endpoint`.
       case following(endpoint: String, cluster: String, revision: Int64)
-      /// The copy of `suite` was read whole again, for `reason` (a new cluster, a compaction, a first start).
+      /// Every key is read, for `reason` (the first read on a machine, another cluster, a compaction).
       case reread(reason: String)
       /// A suite's copy changed, as of `revision`.
       case changed(suite: String, revision: Int64)
       /// A key of a suite is left out of its copy: `error` says why.
       case skipped(suite: String, key: String, FleetError)
-      /// The follower lost its member or the cluster, and tries again: `error` says why.
+      /// A whole read left out `count` more keys than it told one by one.
+      case skippedMore(count: Int)
+      /// The follower lost its member or the cluster, and tries again: `error` says why. Told once, and again only
+      /// when what the follower finds changes.
       case lost(FleetError)
       /// The copies record that the cluster is lost, since the time given.
       case unreachable(since: Date)
@@ -87,9 +91,10 @@
           "another follower keeps the copies of \(suites.joined(separator: ", ")): waiting to take over"
         case .following(let endpoint, let cluster, let revision):
           "following etcd cluster \(cluster) through \(endpoint), at revision \(revision)"
-        case .reread(let reason): "reading every key again: \(reason)"
+        case .reread(let reason): "reading every key: \(reason)"
         case .changed(let suite, let revision): "\(suite): changed at revision \(revision)"
-        case .skipped(let suite, let key, let error): "\(suite): \(key) left out: \(error)"
+        case .skipped(let suite, let key, let error): "\(suite): \(key.shown()) left out: \(error)"
+        case .skippedMore(let count): "\(count) more keys left out (not told one by one)"
         case .lost(let error): "lost: \(error)"
         case .unreachable(let since):
           "the cluster is unreachable since \(since.timestampText); the copies keep their values"
@@ -115,7 +120,7 @@
     /// - Parameters:
     ///   - suites: The suites to follow (as `SettingsStore(suite:)` names them); each once.
     ///   - cluster: The etcd cluster, and how to reach it.
-    ///   - directory: Where the copies are: by default where every `SettingsStore` looks for them
+    ///   - directory: Where the copies are: by default where `SettingsStore(suite:)` looks for them
     ///     (`$SPLINT_FLEET_DIRECTORY`; `/var/lib/splint-fleet` for root and the `splint-fleet` user; this user's
     ///     `$XDG_STATE_HOME/splint-fleet` otherwise).
     ///   - options: Limits and timings.
@@ -143,25 +148,32 @@
     }
 
     /// Follows the cluster until the task is cancelled: then records in the copies that the follower stopped, and
-    /// gives them up to the next follower. A member or the whole cluster that is down, slow or without a leader is
-    /// waited for, never an end.
+    /// gives them up to the next follower. Whatever a member answers (it is down, slow, starting, stopping, without a
+    /// leader, compacting, or answers what etcd does not) is waited for, or another member tried, never an end.
     ///
-    /// - Throws: ``FleetError`` for what waiting does not mend: a refused password (``FleetError/Code/authenticationFailed``),
-    ///   a role that may not read the keys (``FleetError/Code/permissionDenied``), untrusted certificates
-    ///   (``FleetError/Code/tls``), a copy that cannot be written. The copies record the reason, and keep their
-    ///   values.
+    /// - Throws: ``FleetError`` for a configuration the operator must fix, which waiting does not mend: a refused
+    ///   password (``FleetError/Code/authenticationFailed``), one that cannot be read
+    ///   (``FleetError/Code/noPassword``), a role that may not read the keys
+    ///   (``FleetError/Code/permissionDenied``), a copy that cannot be written. The copies record the reason, and
+    ///   keep their values.
     public func run() async throws(FleetError) {
       guard try await takeOver() else { return }
       let copies = FleetCopies(
         copies: zip(suites, zip(writers, prefixes)).map { .init(suite: $0, writer: $1.0, prefix: $1.1) },
         engine: engine.name, endpoints: engine.endpoints, options: options, report: report)
       await copies.load()
+      // Readers see when the follower was last there, whatever the cluster does.
+      let interval = options.checkInterval
+      let heartbeat = Task {
+        while (try? await Task.sleep(for: interval)) != nil { await copies.heartbeat() }
+      }
       var failure: FleetError?
       do throws(FleetError) {
         try await follow(into: copies)
       } catch {
         failure = error
       }
+      heartbeat.cancel()
       let stopped = failure.flatMap { $0.code == .cancelled ? nil : $0 }
       await copies.stop(reason: stopped?.description)
       if let stopped { throw stopped }
@@ -189,23 +201,36 @@
       return false
     }
 
-    /// Reads, watches, and reconnects, until cancelled or a failure that waiting does not mend.
+    /// Reads, watches, and reconnects, until cancelled or a configuration the operator must fix.
     private func follow(into copies: FleetCopies) async throws(FleetError) {
       var attempts = 0
       var lostSince: Date?
+      /// What the follower last told of a loss: told again only when it changes.
+      var told: String?
       var reporting: Task<Void, Never>?
       defer { reporting?.cancel() }
+      /// Why the next connection reads every key, and how many times in a row a watch ended so without a change.
+      var reread: (reason: String?, times: Int) = (nil, 0)
       while !Task.isCancelled {
+        let started = Started()
         do throws(FleetError) {
-          try await watch(into: copies) {
-            attempts = 0
-            lostSince = nil
+          // Returns after a compaction past the revision held, or changes too large to read: read everything again.
+          let reason = try await watch(into: copies, started: started, reread: reread.reason)
+          reread = (reason, started.applied ? 1 : reread.times + 1)
+          // A member that makes the follower read everything again and again, without a change between, is given
+          // the pause of a failed attempt: whatever it sends, the follower does not spin.
+          if reread.times > 1 { try? await Task.sleep(for: reconnectDelay(attempt: reread.times)) }
+          continue
+        } catch  where error.stopsFollower {
+          throw error
+        } catch {
+          if started.value {
+            // It followed for a while: this is a new loss, told from the start.
+            (attempts, lostSince, told) = (0, nil, nil)
             reporting?.cancel()
-            reporting = nil
           }
-          // A compaction past the revision held: read everything again at once.
-        } catch  where error.isTransient {
-          report(.lost(error))
+          if error.description != told { report(.lost(error)) }
+          told = error.description
           if lostSince == nil {
             let since = Date()
             lostSince = since
@@ -224,10 +249,18 @@
           }
           attempts += 1
           try? await Task.sleep(for: reconnectDelay(attempt: attempts))
-        } catch {
-          throw error
         }
       }
+    }
+
+    /// Whether a watch started, and applied a change: set by the task that reads it, read once it ended.
+    private final class Started: Sendable {
+      private let started = Atomic(false)
+      private let changed = Atomic(false)
+      var value: Bool { started.load(ordering: .relaxed) }
+      var applied: Bool { changed.load(ordering: .relaxed) }
+      func set() { started.store(true, ordering: .relaxed) }
+      func setApplied() { changed.store(true, ordering: .relaxed) }
     }
 
     /// How long to wait before attempt `attempt` (1 after the first failure): none for the first, then 0.1 s doubling,
@@ -242,40 +275,32 @@
       return .milliseconds(Int(delay * Double.random(in: 0.5...1.0) * 1000))
     }
 
-    /// One connection: a check of the cluster, a whole read when the copies need one, then the watch from the
-    /// revision held, with a check of the member every ``Options/checkInterval``, until it fails (thrown), or
-    /// reports a compaction (returns).
-    private func watch(into copies: FleetCopies, following: () -> Void) async throws(FleetError) {
-      var snapshot = try await engine.read(from: range.key, to: range.end)
-      if await copies.needsFullRead(snapshot.at) {
-        report(.reread(reason: "the copies are not of this cluster, or not at its revisions"))
-        await copies.replace(with: snapshot)
-      } else {
-        // The copies resume: only the changes since the revision they hold are watched for (the read's values are
-        // not used; it served to find a member and the cluster's identity).
-        snapshot = FleetSnapshot(at: snapshot.at, member: snapshot.member, pairs: [])
+    /// One connection: where the cluster is, a whole read when the copies need one (or `reread` says why), then the
+    /// watch from the revision held, with a check of the member every ``Options/checkInterval``, until it fails
+    /// (thrown), or reports a compaction or changes too large to read (returned: why to read everything again).
+    ///
+    /// The watch's changes are read from the member one at a time, as each is applied (and the member's checks run
+    /// beside, in a task of their own): a member that sends faster than the copies are written waits, and what the
+    /// follower holds meanwhile is bounded.
+    private func watch(
+      into copies: FleetCopies, started: Started, reread: String?
+    ) async throws(FleetError) -> String? {
+      let (at, member) = try await engine.position(from: range.key, to: range.end)
+      if let reason = await copies.fullReadReason(at) ?? reread {
+        report(.reread(reason: reason))
+        try await read(at: at, member: member, into: copies)
       }
       let start = await copies.heldRevision + 1
-      let member = snapshot.member
       let changes = try await engine.changes(from: start, key: range.key, rangeEnd: range.end, member: member)
-      let checks = checking(member: member)
-      defer { checks.cancel() }
       do {
-        for try await change in merged(changes, with: checks) {
-          switch change {
-          case .started(let at):
-            following()
-            await copies.connected()
-            report(.following(endpoint: engine.endpoints[member], cluster: at.cluster, revision: at.revision))
-          case .changed(let at, let events):
-            await copies.apply(events, at: at)
-          case .progress(let at):
-            await copies.progress(at)
-          case .compacted(let revision):
-            report(.reread(reason: "the cluster compacted its history past revision \(revision)"))
-            await copies.replace(with: try await engine.read(from: range.key, to: range.end))
-            return
+        return try await withThrowingTaskGroup(of: String?.self) { group in
+          group.addTask { try await self.apply(changes, member: member, into: copies, started: started) }
+          group.addTask {
+            try await self.check(member: member)
+            return nil  // coverage:ignore — checks end only by throwing
           }
+          defer { group.cancelAll() }
+          return try await group.next() ?? nil
         }
       } catch {
         engine.avoid(member: member)
@@ -283,45 +308,53 @@
       }
     }
 
-    /// Checks `member` every check interval; the task ends with the first check that fails.
-    private func checking(member: Int) -> Task<FleetError, Never> {
-      let (engine, range, interval) = (engine, range, options.checkInterval)
-      return Task {
-        while true {
-          do {
-            try await Task.sleep(for: interval)
-            _ = try await engine.check(member: member, from: range.key, to: range.end, timeout: interval)
-          } catch let error as FleetError {
-            return error
-          } catch {
-            return FleetError(.cancelled)
-          }
-        }
-      }  // coverage:ignore — the end of an endless loop, left only by a return
+    /// Reads every key of the suites as of `at`, from `member`, part after part, into the copies, which it replaces
+    /// once the read is whole (a read that fails leaves them as they were).
+    private func read(at: FleetRevision, member: Int, into copies: FleetCopies) async throws(FleetError) {
+      await copies.startReading(at: at)
+      do {
+        try await engine.read(from: range.key, to: range.end, at: at, member: member) { await copies.take($0) }
+      } catch {
+        await copies.finishReading(keeping: false)
+        throw error
+      }
+      await copies.finishReading()
     }
 
-    /// The watch's changes, ended by the first failed check.
-    private func merged(
-      _ changes: AsyncThrowingStream<FleetChange, any Error>, with checks: Task<FleetError, Never>
-    ) -> AsyncThrowingStream<FleetChange, any Error> {
-      AsyncThrowingStream { continuation in
-        let forwarding = Task {
-          do {
-            for try await change in changes { continuation.yield(change) }
-            continuation.finish()
-          } catch {
-            continuation.finish(throwing: error)
-          }
-        }
-        let watching = Task {
-          let error = await checks.value
-          if error.code != .cancelled { continuation.finish(throwing: error) }
-        }
-        continuation.onTermination = { _ in
-          forwarding.cancel()
-          watching.cancel()
+    /// Applies the watch's changes, one at a time as they are read; returns why the copies must be read whole
+    /// again, when they must; throws when the watch fails.
+    private func apply(
+      _ changes: any AsyncSequence<FleetChange, any Error> & Sendable, member: Int, into copies: FleetCopies,
+      started: Started
+    ) async throws -> String? {
+      for try await change in changes {
+        switch change {
+        case .started(let at):
+          started.set()
+          await copies.connected()
+          report(.following(endpoint: engine.endpoints[member], cluster: at.cluster, revision: at.revision))
+        case .changed(let at, let events):
+          started.setApplied()
+          await copies.apply(events, at: at)
+        case .progress(let at):
+          started.setApplied()
+          await copies.progress(at)
+        case .compacted(let revision):
+          return "the cluster compacted its history past revision \(revision), which the copies hold"
+        case .overflowed(let limit):
+          return "a change larger than a line of the watch may be (\(limit) bytes) came"
         }
       }
+      return nil  // coverage:ignore — a watch's changes end only by throwing, or with a reason to read
     }
+
+    /// Checks `member` every check interval, until a check fails (thrown) or the task is cancelled.
+    private func check(member: Int) async throws {
+      let interval = options.checkInterval
+      while true {
+        try await Task.sleep(for: interval)
+        _ = try await engine.check(member: member, from: range.key, to: range.end, timeout: interval)
+      }
+    }  // coverage:ignore — the end of an endless loop, left only by a throw
   }
 #endif

@@ -1,7 +1,9 @@
 #if SplintFleet
   import AsyncHTTPClient
+  import Glibc
   import NIOCore
   import NIOHTTP1
+  import NIOPosix
   import NIOSSL
 
   #if canImport(FoundationEssentials)
@@ -34,8 +36,10 @@
       case timedOut
       /// TLS failed: an untrusted or mismatched certificate, a handshake the server refused.
       case tls
-      /// The answer was not HTTP, or its body was longer than the request allows.
+      /// The answer was not HTTP.
       case invalidResponse
+      /// The answer's body, or a streamed line, was longer than the request allows.
+      case tooLarge
       /// The task waiting for the answer was cancelled.
       case cancelled
     }
@@ -156,23 +160,87 @@
     }
 
     /// A streamed response: its status and headers, and its body as it arrives, split into lines (for etcd's watch,
-    /// which sends one JSON object a line for as long as it lasts). Cancelling the task that iterates the lines
-    /// ends the request.
+    /// which sends one JSON object a line for as long as it lasts).
     struct Stream: Sendable {
       /// The HTTP status code.
       let status: Int
       /// The response's headers.
       let headers: HTTPHeaders
-      /// The body's lines, without their line feeds, as they arrive; a line longer than the stream's limit ends it
-      /// with `invalidResponse`.
-      let lines: AsyncThrowingStream<[UInt8], any Error>
+      /// The body's lines, without their line feeds, read as they are asked for.
+      let lines: Lines
+    }
+
+    /// A response body's lines, read from the connection only as they are asked for: a server that sends faster
+    /// than its reader takes lines waits (SwiftNIO stops reading the socket once async-http-client's few buffers
+    /// are full), so that what a stream holds in memory at any time is a few buffers and the line being put
+    /// together, whatever the server sends. Cancelling the task that iterates ends the request.
+    struct Lines: AsyncSequence, Sendable {
+      typealias Element = [UInt8]
+
+      fileprivate let body: HTTPClientResponse.Body
+      /// The longest line read; a longer one ends the stream with `tooLarge` (the line is not kept).
+      let maximumLineSize: Int
+      fileprivate let url: String
+      fileprivate let timeout: Duration
+
+      func makeAsyncIterator() -> Iterator {
+        Iterator(lines: self, body: body.makeAsyncIterator())
+      }
+
+      struct Iterator: AsyncIteratorProtocol {
+        fileprivate let lines: Lines
+        fileprivate var body: HTTPClientResponse.Body.AsyncIterator
+        /// What the last buffer read holds past the lines already given.
+        private var buffer = ByteBuffer()
+        /// The part of a line read so far.
+        private var pending: [UInt8] = []
+
+        fileprivate init(lines: Lines, body: HTTPClientResponse.Body.AsyncIterator) {
+          self.lines = lines
+          self.body = body
+        }
+
+        /// The next line, or nil once the server ended the body (a last line without a line feed is dropped: a
+        /// watch's lines always end with one).
+        mutating func next() async throws -> [UInt8]? {
+          while true {
+            let view = buffer.readableBytesView
+            if let newline = view.firstIndex(of: UInt8(ascii: "\n")) {
+              try take(view[..<newline])
+              buffer.moveReaderIndex(forwardBy: newline - view.startIndex + 1)
+              defer { pending.removeAll(keepingCapacity: pending.capacity <= 64 << 10) }
+              return pending
+            }
+            try take(view[...])
+            buffer.clear()
+            do {
+              guard let next = try await body.next() else { return nil }
+              buffer = next
+            } catch {
+              throw FleetHTTPClient.transportError(
+                error, url: lines.url, timeout: lines.timeout, cancelled: Task.isCancelled)
+            }
+          }
+        }
+
+        /// Adds `bytes` to the line being put together, within the limit.
+        private mutating func take(_ bytes: ByteBufferView.SubSequence) throws(FleetTransportError) {
+          guard pending.count + bytes.count <= lines.maximumLineSize else {
+            pending = []
+            throw FleetTransportError(
+              .tooLarge, server: FleetHTTPClient.server(of: lines.url),
+              reason: "a line of the stream is longer than \(lines.maximumLineSize) bytes")
+          }
+          pending += bytes
+        }
+      }
     }
 
     /// Starts `method url` and returns once the response's head has arrived (within `timeout`); the body is then
     /// read line by line, with no deadline of its own: whoever reads it decides how long silence may last.
     ///
     /// - Parameters:
-    ///   - maximumLineSize: The longest line read; a longer one ends the stream with `invalidResponse`.
+    ///   - maximumLineSize: The longest line read; a longer one ends the stream with `tooLarge`.
     func stream(
       _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration,
       maximumLineSize: Int = 8 << 20
@@ -188,36 +256,20 @@
       } catch {
         throw Self.transportError(error, url: url, timeout: timeout, cancelled: Task.isCancelled)
       }
-      let server = Self.server(of: url)
-      let lines = AsyncThrowingStream<[UInt8], any Error> { continuation in
-        let reading = Task {
-          var pending: [UInt8] = []
-          do {
-            for try await buffer in response.body {
-              for byte in buffer.readableBytesView {
-                if byte == UInt8(ascii: "\n") {
-                  continuation.yield(pending)
-                  pending.removeAll(keepingCapacity: true)
-                } else if pending.count < maximumLineSize {
-                  pending.append(byte)
-                } else {
-                  throw FleetTransportError(
-                    .invalidResponse, server: server,
-                    reason: "a line of the stream is longer than \(maximumLineSize) bytes")
-                }
-              }
-            }
-            continuation.finish()
-          } catch let error as FleetTransportError {
-            continuation.finish(throwing: error)
-          } catch {
-            continuation.finish(
-              throwing: Self.transportError(error, url: url, timeout: timeout, cancelled: Task.isCancelled))
-          }
-        }
-        continuation.onTermination = { _ in reading.cancel() }
-      }
+      let lines = Lines(body: response.body, maximumLineSize: maximumLineSize, url: url, timeout: timeout)
       return Stream(status: Int(response.status.code), headers: response.headers, lines: lines)
+    }
+
+    /// Whether `host` (a URL's host, an IPv6 address with or without its brackets) is a literal loopback address,
+    /// 127.0.0.0/8 or ::1: the one place plain HTTP may go, since nothing but this machine is on the way. A name
+    /// (`localhost` included) is not: what it resolves to is not this program's to decide.
+    static func isLoopbackLiteral(_ host: String) -> Bool {
+      let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+      var v4 = in_addr()
+      if inet_pton(AF_INET, bare, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+      var v6 = in6_addr()
+      guard inet_pton(AF_INET6, bare, &v6) == 1 else { return false }
+      return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
     }
 
     /// The scheme, host and port of `url`: what errors name (a path may hold a secret's name, a query a token).
@@ -247,7 +299,7 @@
         }
       }
       if error is ResponseAccumulator.ResponseTooBigError {
-        return FleetTransportError(.invalidResponse, server: server, reason: "the answer is larger than allowed")
+        return FleetTransportError(.tooLarge, server: server, reason: "the answer is larger than allowed")
       }
       if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
         return FleetTransportError(.tls, server: server, reason: "TLS failed: \(error)")
@@ -255,7 +307,40 @@
       if error is HTTPParserError {
         return FleetTransportError(.invalidResponse, server: server, reason: "the answer is not HTTP: \(error)")
       }
+      if let cause = plainCause(of: error) {
+        return FleetTransportError(.unreachable, server: server, reason: cause)
+      }
       return FleetTransportError(.unreachable, server: server, reason: "cannot connect: \(error)")
+    }
+
+    /// Why a connection failed, in the system's words, once: `connection refused`, `db.example does not resolve (name
+    /// or service not known)`. SwiftNIO's own descriptions of these errors say it twice, with a stray parenthesis
+    /// (`connection reset (error set): Connection refused) (errno: 111)`), or inside its types' names (`Connection
+    /// errors: SingleConnectionFailure(target: ..., error: ...)`, one for each address of a name). Nil for another
+    /// error.
+    static func plainCause(of error: any Error) -> String? {
+      switch error {
+      case let error as IOError:
+        return lowercasingFirst(String(cString: strerror(error.errnoCode)))
+      case let error as SocketAddressError.UnknownHost:
+        return "\(error.host) does not resolve (\(lowercasingFirst(error.errorDescription)))"
+      case let error as NIOConnectionError:
+        if let resolving = error.dnsAError ?? error.dnsAAAAError { return plainCause(of: resolving) ?? "\(resolving)" }
+        // Each address of the name that was tried: the same cause for each is said once.
+        var causes: [String] = []
+        for failure in error.connectionErrors {
+          let cause = plainCause(of: failure.error) ?? "\(failure.error)"
+          if !causes.contains(cause) { causes.append(cause) }
+        }
+        return causes.isEmpty ? nil : causes.joined(separator: "; ")
+      default:
+        return nil
+      }
+    }
+
+    /// `text` with its first letter in lower case, as a cause reads inside a sentence (strerror's are capitalized).
+    private static func lowercasingFirst(_ text: String) -> String {
+      text.prefix(1).lowercased() + text.dropFirst()
     }
   }
 #endif

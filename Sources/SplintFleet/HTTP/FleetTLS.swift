@@ -1,5 +1,7 @@
 #if SplintFleet
+  import Glibc
   import NIOSSL
+  import SplintSystemCalls
 
   #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -75,13 +77,7 @@
       case (let certificate?, let key?):
         configuration.certificateChain = try Self.certificates(in: certificate, what: "client certificate")
           .map { .certificate($0) }
-        do {
-          configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
-        } catch {
-          throw Problem(
-            description:
-              "The client key \(key) cannot be used: \(Self.reason(key, error)). Give the PEM file of the key.")
-        }
+        configuration.privateKey = .privateKey(try Self.privateKey(in: key))
       case (nil, nil):
         break
       case (let certificate?, nil):
@@ -90,6 +86,50 @@
         throw Problem(description: "The client key \(key) is given without its certificate: give both.")
       }
       return configuration
+    }
+
+    /// The largest key file read: a PEM key is a few kilobytes.
+    static let maximumKeyFile = 1 << 20
+
+    /// The private key in the PEM file at `path`, read from the file opened once, and judged on that descriptor: a
+    /// regular file that users other than its owner and group may not read or write (as ssh refuses a key others
+    /// may read), at most ``maximumKeyFile`` bytes. The bytes read are wiped once the key is made.
+    private static func privateKey(in path: String) throws(Problem) -> NIOSSLPrivateKey {
+      let fix = "Give the PEM file of the key."
+      let file: Descriptor
+      let status: stat
+      do throws(FileSystemError) {
+        file = try Descriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        status = try file.status(path: path)
+      } catch {
+        throw Problem(
+          description: "The client key \(path) cannot be used: it does not exist, or this user may not read it. \(fix)")
+      }
+      guard status.type == S_IFREG else {
+        throw Problem(description: "The client key \(path) cannot be used: it is not a regular file. \(fix)")
+      }
+      guard status.st_mode & 0o007 == 0 else {
+        throw Problem(
+          description: """
+            The client key \(path) may be read by every user of this machine (mode \(status.modeText)): any of them \
+            could show the cluster this program's certificate. Let only its owner and group read it (chmod o-rwx \
+            \(path)), or deliver it as a systemd credential (LoadCredential=).
+            """)
+      }
+      guard var bytes = try? file.read(upTo: maximumKeyFile, path: path) else {
+        throw Problem(description: "The client key \(path) cannot be read. \(fix)")  // coverage:ignore — an I/O error
+      }
+      defer { bytes.withUnsafeMutableBufferPointer { $0.initialize(repeating: 0) } }
+      guard bytes.count <= maximumKeyFile else {
+        throw Problem(
+          description: "The client key \(path) holds more than \(maximumKeyFile) bytes: it is no key. \(fix)")
+      }
+      do {
+        return try NIOSSLPrivateKey(bytes: bytes, format: .pem)
+      } catch {
+        throw Problem(
+          description: "The client key \(path) cannot be used: it does not hold what PEM should (\(error)). \(fix)")
+      }
     }
 
     private static func certificates(in path: String, what: String) throws(Problem) -> [NIOSSLCertificate] {

@@ -64,6 +64,10 @@
       leaves ~/.vault-token; or a VaultLogin in code
       """
 
+    /// What someone checking the login should know, for `splintctl secret status`: a token variable that hides the
+    /// AppRole login `$CREDENTIALS_DIRECTORY` also gives; nil when there is nothing to say.
+    package private(set) var warning: String?
+
     /// The token `token`.
     ///
     /// The token stays in this process's memory while the store uses it, as any client's must.
@@ -137,17 +141,23 @@
     /// (see ``appRoleFromCredentials(mount:)``); the token `bao login` or `vault login` left in `~/.vault-token`,
     /// read again when it changes. A login given in code wins over all of them.
     public static var automatic: VaultLogin {
-      if let token = SystemCall.environment("BAO_TOKEN").flatMap({ $0.isEmpty ? nil : $0 }) {
-        return VaultLogin(method: .token(Data.wiping(utf8: token), source: "the token in BAO_TOKEN"))
+      let appRole = SystemCall.environment("CREDENTIALS_DIRECTORY").map { directory in
+        ["vault-role-id", "vault-secret-id"].allSatisfy { access("\(directory)/\($0)", F_OK) == 0 }
       }
-      if let token = SystemCall.environment("VAULT_TOKEN").flatMap({ $0.isEmpty ? nil : $0 }) {
-        return VaultLogin(method: .token(Data.wiping(utf8: token), source: "the token in VAULT_TOKEN"))
+      for variable in ["BAO_TOKEN", "VAULT_TOKEN"] {
+        guard let token = SystemCall.environment(variable), !token.isEmpty else { continue }
+        var login = VaultLogin(method: .token(Data.wiping(utf8: token), source: "the token in \(variable)"))
+        if appRole == true {
+          // As an operator's shell has it after `bao login` or a dev server's instructions: a check of what a
+          // service given those credentials sees would log in with the operator's token instead, and say nothing.
+          login.warning = """
+            the token in \(variable) is used, not the AppRole login that $CREDENTIALS_DIRECTORY also gives \
+            (vault-role-id and vault-secret-id): unset \(variable) to log in as a service given those credentials does.
+            """
+        }
+        return login
       }
-      if let directory = SystemCall.environment("CREDENTIALS_DIRECTORY"),
-        ["vault-role-id", "vault-secret-id"].allSatisfy({ access("\(directory)/\($0)", F_OK) == 0 })
-      {
-        return appRoleFromCredentials()
-      }
+      if appRole == true { return appRoleFromCredentials() }
       let home = SystemCall.environment("HOME") ?? "/"
       return VaultLogin(
         method: .tokenFile(URL(fileURLWithPath: home).appendingPathComponent(".vault-token").path, isDefault: true))

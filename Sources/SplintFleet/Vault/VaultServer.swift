@@ -2,6 +2,7 @@
   import Glibc
   import NIOHTTP1
   import SplintSecrets
+  import SplintSettings
   import Synchronization
 
   #if canImport(FoundationEssentials)
@@ -33,19 +34,14 @@
             "\"\(text)\" is not a server address: give its scheme, host and port, such as https://vault.example.com:8200."
           )
         }
-        guard scheme == "https" || Self.isLoopback(host) else {
+        guard scheme == "https" || FleetHTTPClient.isLoopbackLiteral(host) else {
           throw .invalidConfiguration(
             """
             \(text) is reached without TLS, so its tokens and secrets would cross the network in the clear: use \
-            https (plain http is allowed only on loopback, 127.0.0.1 or ::1).
+            https (plain http is allowed only to a literal loopback address, 127.0.0.1 or [::1]).
             """)
         }
         base = FleetHTTPClient.server(of: text)
-      }
-
-      /// Whether `host` is this machine.
-      private static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "[::1]" || host == "::1" || host.hasPrefix("127.")
       }
     }
 
@@ -241,9 +237,10 @@
       }
     }
 
-    /// The `errors` of an answer's JSON body.
+    /// The `errors` of an answer's JSON body, as shown: control characters escaped, each cut to a line's length,
+    /// at most ten (the server's words, printed, logged and put in errors).
     static func errors(in body: [UInt8]) -> [String] {
-      VaultJSON.parse(body)?["errors"]?.elements.compactMap { $0.text(in: body) } ?? []
+      (VaultJSON.parse(body)?["errors"]?.elements.prefix(10).compactMap { $0.text(in: body)?.shown() }) ?? []
     }
 
     /// Whether a health or seal-status body says `"sealed": true`.

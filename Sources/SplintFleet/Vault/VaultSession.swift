@@ -269,7 +269,7 @@
       let auth = VaultJSON.parse(bytes)?["auth"]
       let noToken = CredentialError.serverError(store: server.name, reason: "Its answer to the login holds no token.")
       guard let token = auth?["client_token"]?.secret(in: bytes), !token.isEmpty else { throw noToken }
-      let lease = auth?["lease_duration"]?.integer(in: bytes) ?? 0
+      let lease = Self.lease(auth?["lease_duration"]?.integer(in: bytes) ?? 0)
       let batch = auth?["token_type"]?.text(in: bytes) == "batch"
       state.token = token
       state.expires = lease > 0 ? ContinuousClock.now + .seconds(lease) : nil
@@ -327,6 +327,10 @@
 
     // MARK: - Renewal
 
+    /// A token's time to live as the server gave it, in seconds, within what a token can live: a server's number is
+    /// not trusted to fit the arithmetic of a timer (a year at most; none below zero).
+    static func lease(_ seconds: Int) -> Int { min(max(seconds, 0), 366 * 24 * 3600) }
+
     /// Renews the token at two thirds of its time to live, when it may be renewed.
     private func scheduleRenewal(_ state: inout State, lease: Int) {
       state.renewal += 1
@@ -344,8 +348,9 @@
       guard let token = state.withLock({ $0.renewal == renewal && $0.expires != nil ? $0.token : nil }),
         let response = try? await server.send(.POST, "auth/token/renew-self", token: Self.header(of: token)),
         response.status == 200,
-        let lease = VaultJSON.parse(response.body)?["auth"]?["lease_duration"]?.integer(in: response.body)
+        let given = VaultJSON.parse(response.body)?["auth"]?["lease_duration"]?.integer(in: response.body)
       else { return }
+      let lease = Self.lease(given)
       state.withLock { state in
         guard state.renewal == renewal, let expires = state.expires else { return }
         let renewed = ContinuousClock.now + .seconds(lease)
