@@ -20,7 +20,8 @@
   /// user's own file, on machines whose copy is a system copy). Keys starting with `$` are never settings.
   public struct EtcdCluster: Sendable {
     /// The members' client URLs (`https://HOST:2379`), tried in turn: a member that is down, slow or without a
-    /// leader is left for the next.
+    /// leader is left for the next. Each is a scheme, host and port alone (no path, query, user or password), as a
+    /// vault's address is; `http` only to a literal loopback address (127.0.0.1, [::1]).
     public var endpoints: [String]
     /// What every key of the fleet's settings starts with: `/splint/` unless set. It should end with `/`.
     public var prefix: String

@@ -25,7 +25,8 @@
   public struct VaultConfiguration: Sendable {
     /// The server's addresses, such as `https://vault.example.com:8200`, tried in turn: one is enough; the members
     /// of a cluster let reads and saves go on while one of them is down, and are the only places a standby's
-    /// redirect is followed to. `http` is allowed only on loopback.
+    /// redirect is followed to. Each is a scheme, host and port alone (no path, query, user or password), as an etcd
+    /// member's client URL is; `http` is allowed only to a literal loopback address (127.0.0.1, [::1]).
     public var addresses: [String]
     /// How the store logs in; nil to find a login in the environment (see ``VaultLogin/automatic``).
     public var login: VaultLogin?

@@ -22,26 +22,21 @@
       /// `https://vault.example.com:8200`, without a trailing slash.
       let base: String
 
-      /// `text` as an address, or why it cannot be one.
+      /// `text` as an address (``FleetServerURL``'s rule), or why it cannot be one.
       init(_ text: String) throws(CredentialError) {
-        var text = text
-        while text.hasSuffix("/") { text.removeLast() }
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-          ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty, components.path.isEmpty,
-          components.query == nil
-        else {
+        do throws(FleetServerURL.Problem) {
+          base = try FleetServerURL(text).base
+        } catch .notAServerURL {
           throw .invalidConfiguration(
             "\"\(text)\" is not a server address: give its scheme, host and port, such as https://vault.example.com:8200."
           )
-        }
-        guard scheme == "https" || FleetHTTPClient.isLoopbackLiteral(host) else {
+        } catch {
           throw .invalidConfiguration(
             """
             \(text) is reached without TLS, so its tokens and secrets would cross the network in the clear: use \
             https (plain http is allowed only to a literal loopback address, 127.0.0.1 or [::1]).
             """)
         }
-        base = FleetHTTPClient.server(of: text)
       }
     }
 
