@@ -107,21 +107,21 @@ final class FleetLayer: Sendable {
   /// enforce keys; from memory. As in ``enforcedValue(_:)``, the list, the values and the file they were read from
   /// are taken together: read again, with the keys it lists, until the list read is the one its values were read for.
   func enforcedValues() -> [JSONKey: JSONValue] {
+    let list = JSONKey(FleetCopy.enforcedKey)
     var keys: [JSONKey] = []
-    while true {
-      let stored = file.storedValues([JSONKey(FleetCopy.enforcedKey)] + keys)
-      let listed = FleetCopy.EnforcedKeys(stored.values[0]).keys.map { JSONKey($0) }
-      guard listed == keys else {
-        keys = listed
-        continue
-      }
-      guard !keys.isEmpty, trustProblem(of: stored.identity) == nil else { return [:] }
-      var values: [JSONKey: JSONValue] = [:]
-      for (key, value) in zip(keys, stored.values.dropFirst()) {
-        if let value { values[key] = value }
-      }
-      return values
+    var stored = file.storedValues([list])
+    var listed = FleetCopy.EnforcedKeys(stored.values[0]).keys.map { JSONKey($0) }
+    while listed != keys {
+      keys = listed
+      stored = file.storedValues([list] + keys)
+      listed = FleetCopy.EnforcedKeys(stored.values[0]).keys.map { JSONKey($0) }
     }
+    guard !keys.isEmpty, trustProblem(of: stored.identity) == nil else { return [:] }
+    var values: [JSONKey: JSONValue] = [:]
+    for (key, value) in zip(keys, stored.values.dropFirst()) {
+      if let value { values[key] = value }
+    }
+    return values
   }
 
   /// Why the copy may not enforce keys now, or nil when it may.

@@ -131,7 +131,13 @@ struct SettingsLayers: Sendable {
     let seen = SeenEnforcement(copies.map { ($0.file.snapshotVersion, $0.enforcedValues()) })
     var telling: [(file: SettingsFile, id: UInt64)] = []
     // The user's file: every change but of a key a copy enforces (its value in effect is the copy's).
-    let userID = user.tellChanges(to: continuation, filter: { keys in copies.isEmpty ? keys : seen.unenforced(keys) })
+    let userID = user.tellChanges(
+      to: continuation,
+      filter: { keys in
+        guard !copies.isEmpty else { return keys }
+        let enforced = seen.current
+        return keys.filter { !isShadowed($0, below: .user, enforced: enforced) }
+      })
     telling.append((user, userID))
     for (index, copy) in copies.enumerated() {
       let id = copy.file.tellChanges { keys in
@@ -227,10 +233,5 @@ private final class SeenEnforcement: Sendable {
       state[index] = (version, enforced)
       return (before, state.map(\.enforced))
     }
-  }
-
-  /// `keys` without those a copy enforces: in the user's file, they change nothing anyone reads.
-  func unenforced(_ keys: Set<JSONKey>) -> Set<JSONKey> {
-    state.withLock { state in keys.filter { key in !state.contains { $0.enforced[key] != nil } } }
   }
 }
