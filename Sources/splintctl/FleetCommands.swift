@@ -580,17 +580,8 @@
   /// or `not JSON`.
   func shownJSON(_ text: String) -> String { JSONValue.compactText(of: text) ?? "not JSON" }
 
-  /// `text` as a shell reads it back as one word: as it is when it holds nothing the shell acts on, else in single
-  /// quotes.
-  func shellQuoted(_ text: String) -> String {
-    let plain =
-      !text.isEmpty
-      && text.unicodeScalars.allSatisfy {
-        $0.isASCII
-          && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.,:/=@%+".unicodeScalars.contains($0))
-      }
-    return plain ? text : "'" + text.replacing("'", with: #"'\''"#) + "'"
-  }
+  /// `text` as a shell reads it back as one word (as a change's record writes its command).
+  func shellQuoted(_ text: String) -> String { EtcdCluster.Recording.quoted(text) }
   /// This build has the fleet's commands itself: nothing is forwarded.
   enum FleetForwarding {
     static func forwardIfNeeded(_ arguments: [String]) {}

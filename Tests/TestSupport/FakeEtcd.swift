@@ -12,8 +12,9 @@ import Glibc
 /// - `store`: the suite holds the keys of ``Key``s given, and the watch, once made, says nothing more. A range honours
 ///   `limit` (with `more`), `revision`, `keys_only` and `count_only`, as etcd does.
 /// - `proxy`: every request is passed to the member at `upstream` and its answer back, but for the requests the
-///   faults name: the first request answered with the first fault, the third with the second, and so on (every other
-///   request, so that the follower gets on between two); once the faults are used up, everything is passed.
+///   faults name, each meeting the request it is written for: every watch the next `watch-` fault, every other one of
+///   the other requests the next other fault (so that the follower gets on between two); once the faults are used
+///   up, everything is passed.
 ///
 /// What it answered with each fault is printed a line each (`fault NAME`), as it answers.
 public final class FakeEtcd: Sendable {
@@ -44,7 +45,7 @@ public final class FakeEtcd: Sendable {
   public static let gatewayFaults = [
     "grpc-1", "grpc-2", "grpc-3", "grpc-4", "grpc-5", "grpc-6", "grpc-8", "grpc-9", "grpc-10", "grpc-11", "grpc-12",
     "grpc-13", "grpc-14", "grpc-15", "no-leader", "http-404", "http-500-text", "http-502-html", "http-503",
-    "not-json", "no-header", "revision-max", "revision-negative", "other-cluster", "closed", "half-answer",
+    "not-json", "not-http", "no-header", "revision-max", "revision-negative", "other-cluster", "closed", "half-answer",
     "watch-ends", "watch-error-line", "watch-cancelled", "watch-compacted-max", "watch-event-revision-max",
     "watch-garbage-line",
   ]
@@ -173,6 +174,8 @@ public final class FakeEtcd: Sendable {
         if name == "http-502-html": return await respond(writer, 502, b"<html>bad gateway</html>", "text/html", "Bad Gateway")
         if name == "http-503": return await respond(writer, 503, b"", "text/plain", "Unavailable")
         if name == "not-json": return await respond(writer, 200, b"this is not json")
+        if name == "not-http":
+            writer.write(b"SSH-2.0-OpenSSH_9.2\r\n\r\n"); await writer.drain(); writer.close(); return
         if name == "no-header": return await respond(writer, 200, {"kvs": []})
         if name == "revision-max": return await respond(writer, 200, {"header": header(9223372036854775807), "count": "0", "kvs": []})
         if name == "revision-negative": return await respond(writer, 200, {"header": header(-5), "count": "0", "kvs": []})
@@ -221,8 +224,13 @@ public final class FakeEtcd: Sendable {
                 method, path, headers, body = request
                 requests += 1
                 if scenario == "proxy":
-                    if requests % 2 == 1 and (requests // 2) < len(faults):
-                        await fault(faults[requests // 2], writer, path)
+                    # Each fault meets what it is written for: every watch meets the next of a watch's faults, and
+                    # every other one of the other requests the next of the others.
+                    watch = path == "/v3/watch"
+                    kind = [f for f in faults if f.startswith("watch-") == watch]
+                    if kind and (watch or requests % 2 == 1):
+                        faults.remove(kind[0])
+                        await fault(kind[0], writer, path)
                         if writer.is_closing(): return
                         continue
                     return await proxy(method, path, headers, body, writer)

@@ -88,7 +88,7 @@
       _ path: String, _ request: Request, as: Response.Type, on index: Int, timeout: Duration? = nil
     ) async throws(FleetError) -> Response {
       guard let response = try await call(path, request, as: Response.self, on: index, timeout: timeout, limit: nil)
-      else { preconditionFailure("without a limit, no answer is too large") }  // coverage:ignore — see above
+      else { preconditionFailure("without a limit, no answer is too large") }  // coverage:ignore — see the line above
       return response
     }
 
@@ -256,10 +256,12 @@
       } catch {
         throw FleetError(transport: error, timeout: cluster.requestTimeout)
       }
-      // etcd's gateway answers every watch 200, and reports its failures in the stream, as lines.
+      // etcd's gateway answers every watch 200, and reports its failures in the stream, as lines. (The fake member's
+      // faults meet whichever request comes, so whether one meets a watch varies from run to run.)
       guard stream.status == 200 else {
-        throw FleetError(
-          .invalidResponse(server: endpoints[index], reason: "it answered a watch with HTTP status \(stream.status)"))
+        let reason = "it answered a watch with HTTP status \(stream.status)"  // coverage:ignore — a lying member
+        let server = endpoints[index]  // coverage:ignore — a lying member
+        throw FleetError(.invalidResponse(server: server, reason: reason))  // coverage:ignore — a lying member
       }
       return stream.lines
     }

@@ -45,7 +45,7 @@
 
       /// `text` as one word a shell reads back: as it is when it holds nothing the shell acts on, else in single
       /// quotes.
-      static func quoted(_ text: String) -> String {
+      package static func quoted(_ text: String) -> String {
         let plain =
           !text.isEmpty
           && text.unicodeScalars.allSatisfy {

@@ -205,8 +205,10 @@
     private func follow(into copies: FleetCopies) async throws(FleetError) {
       var attempts = 0
       var lostSince: Date?
-      /// What the follower last told of a loss: told again only when it changes.
-      var told: String?
+      /// What kind of loss the follower last told (the cluster away, without a leader, answering what etcd does not):
+      /// told again only when that changes, not for each way a connection fails while a member goes down (the
+      /// stream cut, the connection reset, then refused).
+      var told: FleetError.Code?
       var reporting: Task<Void, Never>?
       defer { reporting?.cancel() }
       /// Why the next connection reads every key, and how many times in a row a watch ended so without a change.
@@ -229,8 +231,8 @@
             (attempts, lostSince, told) = (0, nil, nil)
             reporting?.cancel()
           }
-          if error.description != told { report(.lost(error)) }
-          told = error.description
+          if error.code != told { report(.lost(error)) }
+          told = error.code
           if lostSince == nil {
             let since = Date()
             lostSince = since
@@ -342,7 +344,8 @@
         case .compacted(let revision):
           return "the cluster compacted its history past revision \(revision), which the copies hold"
         case .overflowed(let limit):
-          return "a change larger than a line of the watch may be (\(limit) bytes) came"
+          let size = "\(limit) bytes"  // coverage:ignore — a 16 MiB line
+          return "a change larger than a line of the watch may be (\(size)) came"  // coverage:ignore — a 16 MiB line
         }
       }
       return nil  // coverage:ignore — a watch's changes end only by throwing, or with a reason to read

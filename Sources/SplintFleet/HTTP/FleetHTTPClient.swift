@@ -221,7 +221,7 @@
                 error, url: lines.url, timeout: lines.timeout, cancelled: Task.isCancelled)
             }
           }
-        }
+        }  // coverage:ignore — a function left only from inside its endless loop
 
         /// Adds `bytes` to the line being put together, within the limit.
         private mutating func take(_ bytes: ByteBufferView.SubSequence) throws(FleetTransportError) {
@@ -304,7 +304,12 @@
       if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
         return FleetTransportError(.tls, server: server, reason: "TLS failed: \(error)")
       }
-      if error is HTTPParserError {
+      if let error = error as? HTTPParserError {
+        // The connection ended in the middle of an answer: a member that stops, or a cut connection, not a lie.
+        guard error != .invalidEOFState else {
+          return FleetTransportError(
+            .unreachable, server: server, reason: "the server closed the connection in the middle of its answer")
+        }
         return FleetTransportError(.invalidResponse, server: server, reason: "the answer is not HTTP: \(error)")
       }
       if let cause = plainCause(of: error) {
