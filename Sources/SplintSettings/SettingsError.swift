@@ -504,13 +504,3 @@ extension Duration {
     return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
   }
 }
-
-extension Date {
-  /// The time in UTC, to the second, as a log line would show it: "2026-11-26 08:15:02 UTC".
-  package var timestampText: String {
-    let text = formatted(
-      .iso8601.year().month().day().dateSeparator(.dash).dateTimeSeparator(.space)
-        .time(includingFractionalSeconds: false).timeSeparator(.colon))
-    return (text.hasSuffix("Z") ? String(text.dropLast()) : text) + " UTC"
-  }
-}

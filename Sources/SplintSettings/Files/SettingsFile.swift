@@ -691,7 +691,7 @@ final class SettingsFile: WatchedFile {
   /// Now in UTC, to the millisecond, without colons (which some tools take for a host name in a path):
   /// `2026-11-22T101500.123Z`.
   private static func timestamp() -> String {
-    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()).replacing(":", with: "")
+    Date().isoTimestamp.replacing(":", with: "")
   }
 
   // MARK: - Observing

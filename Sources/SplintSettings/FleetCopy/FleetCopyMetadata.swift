@@ -66,8 +66,8 @@ extension FleetCopy {
         "engine": .string(engine), "cluster": .string(cluster), "revision": .int(Int(revision)),
         "endpoints": .array(endpoints.map(JSONValue.string)), "prefix": .string(prefix),
         "host": .string(host), "pid": .int(Int(processID)), "user": .string(user),
-        "state": .string(state.rawValue), "since": .string(Self.format(since)),
-        "written": .string(Self.format(written)),
+        "state": .string(state.rawValue), "since": .string(since.isoTimestamp),
+        "written": .string(written.isoTimestamp),
       ]
       if !skipped.isEmpty {
         object["skipped"] = .object(Dictionary(uniqueKeysWithValues: skipped.map { (JSONKey($0), .string($1)) }))
@@ -83,7 +83,7 @@ extension FleetCopy {
       guard case .object(let object)? = json, case .string(let engine)? = object["engine"],
         case .string(let cluster)? = object["cluster"], case .int(let revision)? = object["revision"],
         case .string(let stateName)? = object["state"], let state = FleetCopyStatus.State(rawValue: stateName),
-        case .string(let sinceText)? = object["since"], let since = Self.parse(sinceText)
+        case .string(let sinceText)? = object["since"], let since = Date.parseISOTimestamp(sinceText)
       else { return nil }
       self.engine = engine
       self.cluster = cluster
@@ -112,20 +112,11 @@ extension FleetCopy {
       }
       if case .string(let user)? = object["user"] { self.user = user } else { user = "" }
       if case .string(let reason)? = object["reason"] { self.reason = reason } else { reason = nil }
-      if case .string(let text)? = object["written"], let written = Self.parse(text) {
+      if case .string(let text)? = object["written"], let written = Date.parseISOTimestamp(text) {
         self.written = written
       } else {
         written = since
       }
-    }
-
-    private static func format(_ date: Date) -> String {
-      date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    private static func parse(_ text: String) -> Date? {
-      (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-        ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
   }
 }
