@@ -48,8 +48,8 @@ final class SettingsFile: WatchedFile {
   /// Where this file's reloads run, one at a time, so that a reload waiting for a write of this file (which may
   /// itself wait for another process's lock) holds up no other file's.
   private let reloads = DispatchQueue(label: "splint.settings.file", target: .global(qos: .userInitiated))
-  /// How stores use this file: 1 as a user's file, 2 as a system layer (both bits when both). A file used only as a
-  /// system layer reports its problems with the remedies for one.
+  /// How stores use this file (the raw value of its ``Roles``): a file used only as a system layer reports its
+  /// problems with the remedies for one.
   private let roles = Atomic<UInt8>(0)
   /// Whether a reload is queued and has not started yet; more news of a change then need not queue another.
   private let reloadQueued = Mutex(false)
@@ -184,15 +184,24 @@ final class SettingsFile: WatchedFile {
       registry[key] = WeakFile(file: file)
       return file
     }
-    file.roles.bitwiseOr(asSystemLayer ? 2 : 1, ordering: .relaxed)
+    file.roles.bitwiseOr((asSystemLayer ? Roles.systemLayer : .usersFile).rawValue, ordering: .relaxed)
     file.maximumFileSize.max(options.maximumFileSize, ordering: .relaxed)
     file.lockTimeout.max(options.lockTimeout.nanoseconds, ordering: .relaxed)
     file.pollInterval.min(max(options.pollInterval.nanoseconds, 1_000_000), ordering: .relaxed)
     return file
   }
 
+  /// How stores use a file: as a user's file, as a system layer, or, when stores differ, both.
+  struct Roles: OptionSet {
+    let rawValue: UInt8
+    /// A store's own file, which its writes change.
+    static let usersFile = Roles(rawValue: 1)
+    /// A layer of system-wide defaults below a user's file, which no store writes.
+    static let systemLayer = Roles(rawValue: 2)
+  }
+
   /// Whether every store on this file uses it as a system layer, which is never written.
-  private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
+  private var isSystemLayer: Bool { Roles(rawValue: roles.load(ordering: .relaxed)) == .systemLayer }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
   private init(path: String, key: String, syncsToDisk: Bool) {
