@@ -145,7 +145,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "SecretsProbe",
-      dependencies: ["SplintSecrets", "SplintSecretsTesting", "TestSupport"],
+      dependencies: ["SplintSecrets", "SplintSecretsTesting", "SplintFleet", "TestSupport"],
       path: "Tests/SecretsProbe"
     ),
     .target(name: "TestSupport", dependencies: processes, path: "Tests/TestSupport"),
@@ -186,7 +186,7 @@ let package = Package(
       name: "SplintFleetTests",
       dependencies: [
         "SplintFleet", "SplintSecrets", "SplintSettings", "SplintSecretsTesting", "TestSupport", "splintctl",
-        "SettingsProbe", "Attacker",
+        "SettingsProbe", "SecretsProbe", "Attacker",
       ] + fleetClient
     ),
     .testTarget(

@@ -37,9 +37,8 @@
       usleep(50_000)
     }
 
-    let reads = try interleaved(
-      sizes.secretCalls,
-      [{ _ = try credential.read() }, { _ = try store.bareRead(for: credential) }])
+    let bare = try VaultFloor(credential, in: store)
+    let reads = try interleaved(sizes.secretCalls, [{ _ = try credential.read() }, { _ = try bare.read() }])
     let (ours, floor) = (Summary(reads[0]), Summary(reads[1]))
 
     // Each program as a shell script would run it: a process of its own, with the address and token in its

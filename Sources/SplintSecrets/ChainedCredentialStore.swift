@@ -112,7 +112,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     return .unavailable(Self.failure(of: failures))
   }
 
-  func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+  package func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
     var walk = Walk(chain: self, credential: credential)
     for store in stores {
       let outcome = await Self.interruptibly(store) { (store) async throws(CredentialError) in
@@ -125,7 +125,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     return try walk.end()
   }
 
-  func saveSecretInterruptibly(
+  package func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
     try await Self.interruptibly(try writableStoreInterruptibly(for: credential)) {
@@ -136,7 +136,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     }.get()
   }
 
-  func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+  package func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
     try await Self.interruptibly(try writableStoreInterruptibly(for: credential)) {
       (store) async throws(CredentialError) in
       try await store.deleteSecretInterruptibly(for: credential)
@@ -173,7 +173,7 @@ public final class ChainedCredentialStore: CredentialStore, InterruptibleCredent
     return store
   }
 
-  func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+  package func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
     var walk = Walk(chain: self)
     var accounts: Set<String> = []
     for store in stores {

@@ -53,6 +53,24 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
     self.store = store
   }
 
+  /// A credential's service and account, without its label or store: what names it in a map of your own, such as the
+  /// file names of a ``DeliveredCredentialStore`` (`fileNames:`), or SplintFleet's vault store's locations.
+  public struct Key: Hashable, Sendable {
+    /// The credential's ``Credential/service``.
+    public let service: String
+    /// The credential's ``Credential/account``.
+    public let account: String
+
+    /// The credential with this service and account.
+    public init(service: String, account: String) {
+      self.service = service
+      self.account = account
+    }
+  }
+
+  /// The credential's service and account.
+  package var key: Key { Key(service: service, account: account) }
+
   /// The stored secret as text, or nil when nothing is stored.
   ///
   /// - Throws: ``CredentialError/notText`` when the secret is not UTF-8 (read it with ``readData()-7p5ww``),

@@ -49,8 +49,10 @@ extension CredentialStore {
 }
 
 /// A store whose calls the waiting task can interrupt: its asynchronous variants end the call in flight (and
-/// dismiss any prompt) when the task is cancelled. `Credential`'s `async` API uses these when a store has them.
-protocol InterruptibleCredentialStore: CredentialStore {
+/// dismiss any prompt) when the task is cancelled, and hold no thread while they wait. `Credential`'s `async` API
+/// uses these when a store has them (the stores of this package, and SplintFleet's), and runs any other store's
+/// blocking calls on a thread of their own.
+package protocol InterruptibleCredentialStore: CredentialStore {
   func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data?
   func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential

@@ -100,13 +100,23 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
       if let parsed, parsed.setting == setting, parsed.generation == generation { return parsed.names }
       let names = Result { () throws(CredentialError) in
         let source = setting.map { "\(Self.environmentVariable)=\"\($0)\": " } ?? ""
-        let list = setting.map { $0.split(separator: ",").map { $0.trimming(\.isSpaceOrTab) } }
-        return try Self.parse(list ?? Self.defaultChain, source: source)
+        return try Self.parse(setting.map(Self.names(in:)) ?? Self.defaultChain, source: source)
       }
       parsed = (setting, generation, names)
       return names
     }
     return Self.chain(of: try names.get())
+  }
+
+  /// The store names ``environmentVariable`` gives now, as ``chain()`` reads them, or nil when it is not set: for
+  /// `splintctl`, which runs its build with SplintFleet when they name `vault`.
+  package static var namesInEnvironment: [String]? {
+    SystemCall.environment(environmentVariable).map(names(in:))
+  }
+
+  /// The names `setting` lists: split at its commas, each without the spaces and tabs around it.
+  private static func names(in setting: String) -> [String] {
+    setting.split(separator: ",").map { $0.trimming(\.isSpaceOrTab) }
   }
 
   /// The chain `names` stand for now, as ``chain()`` makes it from the environment: `delivered` stands for the
@@ -168,21 +178,21 @@ public final class DefaultCredentialStore: CredentialStore, InterruptibleCredent
     }
   }
 
-  func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+  package func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
     try await chain().readSecretInterruptibly(for: credential)
   }
 
-  func saveSecretInterruptibly(
+  package func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
     try await chain().saveSecretInterruptibly(secret, contentType: contentType, for: credential)
   }
 
-  func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+  package func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
     try await chain().deleteSecretInterruptibly(for: credential)
   }
 
-  func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+  package func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
     try await chain().accountsInterruptibly(service: service)
   }
 }

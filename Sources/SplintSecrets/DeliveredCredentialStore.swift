@@ -31,19 +31,9 @@ import SplintSystemCalls
 /// missing directory makes the store unavailable (``CredentialError/storeUnavailable(store:reason:)``), with what to
 /// do.
 public final class DeliveredCredentialStore: CredentialStore {
-  /// A credential's service and account, which the `fileNames:` of a store map to file names of your choice.
-  public struct Key: Hashable, Sendable {
-    /// The credential's ``Credential/service``.
-    public let service: String
-    /// The credential's ``Credential/account``.
-    public let account: String
-
-    /// The credential with this service and account.
-    public init(service: String, account: String) {
-      self.service = service
-      self.account = account
-    }
-  }
+  /// A credential's service and account, which the `fileNames:` of a store map to file names of your choice:
+  /// ``Credential/Key``.
+  public typealias Key = Credential.Key
 
   /// Where the secrets come from, which decides the directory and what errors advise. Tests give each source a
   /// directory of their own.
@@ -215,7 +205,7 @@ public final class DeliveredCredentialStore: CredentialStore {
 
   /// The file name `credential`'s secret is read from.
   package func file(for credential: Credential) -> String {
-    file(for: Key(service: credential.service, account: credential.account))
+    file(for: credential.key)
   }
 
   // MARK: - CredentialStore
@@ -233,7 +223,7 @@ public final class DeliveredCredentialStore: CredentialStore {
     let secret: Data?
     do throws(DeliveredFileError) {
       secret = try DeliveredFiles.read(
-        file(for: Key(service: credential.service, account: credential.account)), in: directory,
+        file(for: credential.key), in: directory,
         limit: Self.sizeLimit)
     } catch {
       throw unreadable(error)
@@ -293,7 +283,7 @@ public final class DeliveredCredentialStore: CredentialStore {
   /// listed (its own error says so).
   package func absence(of credential: Credential) -> CredentialError? {
     guard let directory = try? directory(), let names = try? DeliveredFiles.names(in: directory) else { return nil }
-    let file = file(for: Key(service: credential.service, account: credential.account))
+    let file = file(for: credential.key)
     guard !DeliveredFiles.exists(file, in: directory) else { return nil }
     return .notDelivered(
       store: name, file: file, directory: directory, closeNames: names.filter { Self.isClose($0, to: file) }.sorted())

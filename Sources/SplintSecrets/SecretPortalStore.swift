@@ -98,13 +98,13 @@ public final class SecretPortalStore: CredentialStore, InterruptibleCredentialSt
 
   // MARK: - Interruptible variants, for Credential's async API
 
-  func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+  package func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
     try await performDetached { call throws(CredentialError) in
       try SecretPortal.lookup(credential.attributes, call: call)
     }
   }
 
-  func saveSecretInterruptibly(
+  package func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
     try await performDetached { call throws(CredentialError) in
@@ -112,13 +112,13 @@ public final class SecretPortalStore: CredentialStore, InterruptibleCredentialSt
     }
   }
 
-  func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+  package func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
     try await performDetached { call throws(CredentialError) in
       try SecretPortal.clear(credential.attributes, call: call)
     }
   }
 
-  func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+  package func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
     try await performDetached { call throws(CredentialError) in try Self.accounts(service, call: call) }
   }
 

@@ -129,11 +129,11 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
 
   // MARK: - Interruptible variants, for Credential's async API
 
-  func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
+  package func readSecretInterruptibly(for credential: Credential) async throws(CredentialError) -> Data? {
     try await performDetached { service, call throws(CredentialError) in try self.read(credential, service, call) }
   }
 
-  func saveSecretInterruptibly(
+  package func saveSecretInterruptibly(
     _ secret: Data, contentType: SecretContentType, for credential: Credential
   ) async throws(CredentialError) {
     try await performDetached { service, call throws(CredentialError) in
@@ -141,11 +141,11 @@ public final class SecretServiceStore: CredentialStore, InterruptibleCredentialS
     }
   }
 
-  func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
+  package func deleteSecretInterruptibly(for credential: Credential) async throws(CredentialError) {
     try await performDetached { service, call throws(CredentialError) in try self.delete(credential, service, call) }
   }
 
-  func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
+  package func accountsInterruptibly(service: String) async throws(CredentialError) -> [String] {
     try await performDetached { connection, call throws(CredentialError) in
       try self.accounts(service, connection, call)
     }

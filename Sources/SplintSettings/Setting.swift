@@ -62,11 +62,12 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
 
   private let state: Mutex<State>
   private let registrar = ObservationRegistrar()
-  /// The files the key is read from, first wins, and the observer's identifier in each.
+  /// The files the key is read from, first wins (the store's layers say which), and the observer's identifier in each.
   private let files: [SettingsFile]
   private let observers: [UInt64]
-  /// The observer's identifier in each fleet copy, for what the copy enforces (see ``SettingsStore/fleetCopyURLs``).
-  private let enforcementObservers: [UInt64]
+  /// The fleet copies that may enforce the key, and the observer's identifier in each, for what the copy enforces
+  /// (see ``SettingsStore/fleetCopyURLs``).
+  private let enforcers: [(copy: SettingsFile, id: UInt64)]
   /// Whether the file is known to be watched, so that a read need not ask it: one load of this setting's own
   /// memory, where asking the store's file would cost retains of both (a read's time would double).
   private let watching = Atomic(false)
@@ -85,12 +86,11 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     self.defaultValue = defaultValue
     self.store = store
     valuePath = \Setting<Value>.value
-    let files = [store.file] + store.lowerLayers(for: key)
+    let files = store.layers.places(for: key).map(\.file)
     self.files = files
     state = Mutex(State(value: defaultValue, layers: Array(repeating: (0, nil), count: files.count)))
     observers = files.map { $0.makeObserverID() }
-    let copies = key.hasPrefix("$") ? [] : store.fleetLayers.map(\.file)
-    enforcementObservers = copies.map { $0.makeObserverID() }
+    enforcers = store.layers.enforcers(of: key).map { ($0.file, $0.file.makeObserverID()) }
     for (layer, file) in files.enumerated() {
       let (version, json) = file.observe(key, id: observers[layer], watching: false) { [weak self] version, json in
         self?.apply(json, version: version, layer: layer)
@@ -98,17 +98,15 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
       apply(json, version: version, layer: layer)
     }
     // A copy that starts or stops enforcing the key changes which layer's value is read.
-    for (copy, id) in zip(copies, enforcementObservers) {
+    for (copy, id) in enforcers {
       _ = copy.observe(FleetCopy.enforcedKey, id: id, watching: false) { [weak self] _, _ in self?.resolve() }
     }
-    if !copies.isEmpty { resolve() }
+    if !enforcers.isEmpty { resolve() }
   }
 
   deinit {
     for (file, id) in zip(files, observers) { file.removeObserver(key, id: id) }
-    for (copy, id) in zip(store.fleetLayers.map(\.file), enforcementObservers) {
-      copy.removeObserver(FleetCopy.enforcedKey, id: id)
-    }
+    for (copy, id) in enforcers { copy.removeObserver(FleetCopy.enforcedKey, id: id) }
     state.withLock { state in
       for stream in state.streams.values { stream.finish() }
     }
@@ -188,10 +186,10 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
   /// When the change did not touch this key (nor what the fleet enforces), nothing is on the way for it: the
   /// setting takes the files' versions as its own, so that its next read is the fast one again.
   private func currentValue(orElse known: Value) -> Value {
-    let enforced = store.enforcedValue(forKey: key)?.value
+    let enforced = store.layers.enforcement(of: key)
     let layers = files.map { $0.storedValueAndVersion(JSONKey(key)) }
     var current: Value?
-    if let json = enforced ?? layers.lazy.compactMap(\.value).first {
+    if let json = store.layers.resolve(key, enforced: enforced, value: { index, _ in layers[index].value })?.value {
       current = try? Value(jsonValue: json)
     } else {
       current = defaultValue
@@ -219,17 +217,18 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     }
   }
 
-  /// Resolves the value anew, after `change` (when it returns true): the fleet's value when a copy enforces the key
-  /// (read from the copy's memory now, so that a copy's change of a value and of what it enforces are seen
-  /// together), else the first layer's that holds the key, decoded, else the default. An undecodable value is
-  /// reported (through the store's errors, which hear it until it decodes again) and leaves the current value as it
-  /// is.
+  /// Resolves the value anew, after `change` (when it returns true), as the store's layers say: the fleet's value
+  /// when a copy enforces the key (read from the copy's memory now, so that a copy's change of a value and of what it
+  /// enforces are seen together), else the first layer's that holds the key, decoded, else the default. An
+  /// undecodable value is reported (through the store's errors, which hear it until it decodes again) and leaves the
+  /// current value as it is.
   private func resolve(_ change: (inout State) -> Bool = { _ in true }) {
-    let enforced = store.enforcedValue(forKey: key)?.value
+    let layers = store.layers
+    let enforced = layers.enforcement(of: key)
     let outcome = state.withLock { state -> ApplyOutcome in
       guard change(&state) else { return .decoded(changed: false, again: false) }
       var decoded = defaultValue
-      if let json = enforced ?? state.layers.lazy.compactMap(\.json).first {
+      if let json = layers.resolve(key, enforced: enforced, value: { index, _ in state.layers[index].json })?.value {
         do {
           decoded = try Value(jsonValue: json)
         } catch {

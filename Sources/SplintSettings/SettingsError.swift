@@ -45,6 +45,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case fleetUnreachable(URL, since: Date, reason: String)
     case noFleetFollower(URL, since: Date?)
     case untrustedFleetCopy(URL, reason: String)
+    case invalidEnforcement(URL, reason: String)
   }
 
   /// The situation, with its details.
@@ -99,6 +100,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let noFleetFollower = Code("noFleetFollower")
     /// See ``SettingsError/untrustedFleetCopy(_:reason:)``.
     public static let untrustedFleetCopy = Code("untrustedFleetCopy")
+    /// See ``SettingsError/invalidEnforcement(_:reason:)``.
+    public static let invalidEnforcement = Code("invalidEnforcement")
   }
 
   /// Which kind of failure this is.
@@ -124,6 +127,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .fleetUnreachable: .fleetUnreachable
     case .noFleetFollower: .noFleetFollower
     case .untrustedFleetCopy: .untrustedFleetCopy
+    case .invalidEnforcement: .invalidEnforcement
     }
   }
 
@@ -135,7 +139,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       .newerVersion(let url, _, _), .migrationFailed(let url, _, _), .versionMismatch(let url, _, _),
       .unsafePath(let url, _), .fileTooLarge(let url, _, _), .lockTimeout(let url, _, _),
       .watchedByPolling(let url, _, _), .enforcedByFleet(_, let url), .fleetUnreachable(let url, _, _),
-      .noFleetFollower(let url, _), .untrustedFleetCopy(let url, _):
+      .noFleetFollower(let url, _), .untrustedFleetCopy(let url, _), .invalidEnforcement(let url, _):
       url
     case .undecodableValue, .unencodableValue, .invalidJSON, .invalidSuiteName, .reservedKey:
       nil
@@ -150,7 +154,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       key
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .writeFailed, .notARegularFile,
       .invalidJSON, .invalidSuiteName, .newerVersion, .migrationFailed, .versionMismatch, .unsafePath, .fileTooLarge,
-      .lockTimeout, .watchedByPolling, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy:
+      .lockTimeout, .watchedByPolling, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy, .invalidEnforcement:
       nil
     }
   }
@@ -294,6 +298,14 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   /// and its marks are ignored.
   public static func untrustedFleetCopy(_ url: URL, reason: String) -> SettingsError {
     SettingsError(.untrustedFleetCopy(url, reason: reason))
+  }
+
+  /// The fleet copy `url` lists in `"$enforced"` what is not the key of a setting (`reason` says what): an entry
+  /// that is not a string, is empty, or starts with `$`, or a member that is not an array. Those entries are
+  /// ignored, and the keys it lists are enforced. A follower never writes such a list (it tells of the cluster's):
+  /// the copy was written by something else.
+  public static func invalidEnforcement(_ url: URL, reason: String) -> SettingsError {
+    SettingsError(.invalidEnforcement(url, reason: reason))
   }
 
   /// What happened, in a sentence: the first thing to show (`splintctl` prints it on the first line).
@@ -469,6 +481,14 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
         guide says which copies may.
         """
       )
+    case .invalidEnforcement(let url, let reason):
+      return (
+        "The fleet copy \(url.path) lists in \"$enforced\" what is not the key of a setting: \(reason).",
+        """
+        That is ignored, and the keys it lists are enforced. A follower never writes such a list: fix whatever wrote \
+        this copy, or let `splintctl fleet follow` keep it.
+        """
+      )
     }
   }
 
@@ -482,15 +502,5 @@ extension Duration {
     let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
     if seconds == 1 { return "1 second" }
     return seconds == seconds.rounded() ? "\(Int(seconds)) seconds" : "\(seconds) seconds"
-  }
-}
-
-extension Date {
-  /// The time in UTC, to the second, as a log line would show it: "2026-11-26 08:15:02 UTC".
-  package var timestampText: String {
-    let text = formatted(
-      .iso8601.year().month().day().dateSeparator(.dash).dateTimeSeparator(.space)
-        .time(includingFractionalSeconds: false).timeSeparator(.colon))
-    return (text.hasSuffix("Z") ? String(text.dropLast()) : text) + " UTC"
   }
 }

@@ -41,11 +41,11 @@ import SplintSystemCalls
 /// system copy places above the user's file (writing one fails with ``SettingsError/enforcedByFleet(key:copy:)``).
 /// The SettingsForAFleet guide has the whole picture.
 public final class SettingsStore: Sendable {
+  /// The user's file, which every write changes.
   let file: SettingsFile
-  /// The fleet's copies, first wins; never written by a store.
-  let fleetLayers: [FleetLayer]
-  /// The system layers, first wins; never written.
-  let systemFiles: [SettingsFile]
+  /// Every file the store reads, in the order their values win, and what decides which one a key's value comes
+  /// from.
+  let layers: SettingsLayers
 
   /// The store for this program: the suite named after the executable.
   public static let standard = SettingsStore(suite: ProcessInfo.processInfo.processName)
@@ -133,15 +133,17 @@ public final class SettingsStore: Sendable {
     fileURL: URL, systemFiles: [URL] = [], fleetCopies: [URL] = [], migrations: [SettingsMigration] = [],
     options: Options = Options()
   ) {
-    file = SettingsFile.shared(for: fileURL, options: options)
+    let file = SettingsFile.shared(for: fileURL, options: options)
     var fleetLayers: [FleetLayer] = []
     for url in fleetCopies {
       let layer = FleetLayer.shared(for: url, options: options)
       if layer.file !== file, !fleetLayers.contains(where: { $0 === layer }) { fleetLayers.append(layer) }
     }
-    self.fleetLayers = fleetLayers
-    self.systemFiles = Self.layers(systemFiles, below: file, options: options)
-      .filter { system in !fleetLayers.contains { $0.file === system } }
+    self.file = file
+    layers = SettingsLayers(
+      user: file, copies: fleetLayers,
+      system: Self.layers(systemFiles, below: file, options: options)
+        .filter { system in !fleetLayers.contains { $0.file === system } })
     self.migrations = migrations
     file.migrate(migrations)
   }
@@ -151,8 +153,7 @@ public final class SettingsStore: Sendable {
   /// reads of one key pay for every instruction.
   package init(filePath path: String) {
     file = SettingsFile.shared(forPath: FileIO.standardized(path))
-    fleetLayers = []
-    systemFiles = []
+    layers = SettingsLayers(user: file, copies: [], system: [])
     migrations = []
   }
 
@@ -160,8 +161,7 @@ public final class SettingsStore: Sendable {
   /// loss may undo them. For `script/bench`, which measures what durability costs; not public API.
   package init(fileURL: URL, systemFiles: [URL] = [], syncsToDisk: Bool) {
     file = SettingsFile.shared(for: fileURL, syncsToDisk: syncsToDisk)
-    fleetLayers = []
-    self.systemFiles = Self.layers(systemFiles, below: file, options: Options())
+    layers = SettingsLayers(user: file, copies: [], system: Self.layers(systemFiles, below: file, options: Options()))
     migrations = []
   }
 
@@ -193,34 +193,22 @@ public final class SettingsStore: Sendable {
   }
 
   /// The system layers below the user's file, first wins: read, watched, never written.
-  public var systemFileURLs: [URL] { systemFiles.map(\.url) }
+  public var systemFileURLs: [URL] { layers.system.map(\.url) }
+
+  /// The system layers' files (for tests).
+  var systemFiles: [SettingsFile] { layers.system }
 
   /// The fleet's copies this store reads, between the user's file and the system files, first wins: read,
   /// watched, never written by a store (a follower writes them).
-  public var fleetCopyURLs: [URL] { fleetLayers.map(\.url) }
+  public var fleetCopyURLs: [URL] { layers.copies.map(\.url) }
 
   /// What each of the fleet's copies that exists says of itself: the cluster and revision its values are from, how
   /// its follower fares, what it enforces (as `splintctl fleet status` shows it).
-  public var fleetStatus: [FleetCopyStatus] { fleetLayers.compactMap(\.status) }
-
-  /// Every file the store reads, first wins: the user's, the fleet's copies, the system files. (A key a copy
-  /// enforces is read from that copy first: see ``enforcedValue(forKey:)``.)
-  var layerFiles: [SettingsFile] { [file] + fleetLayers.map(\.file) + systemFiles }
-
-  /// The files below the user's that a setting on `key` reads, first wins: the fleet's copies (not for a reserved
-  /// key), then the system files.
-  func lowerLayers(for key: String) -> [SettingsFile] {
-    key.hasPrefix("$") ? systemFiles : fleetLayers.map(\.file) + systemFiles
-  }
+  public var fleetStatus: [FleetCopyStatus] { layers.copies.compactMap(\.status) }
 
   /// The value a fleet copy enforces for `key`, and the copy, or nil when no copy enforces it.
   package func enforcedValue(forKey key: String) -> (value: JSONValue, copy: URL)? {
-    guard !fleetLayers.isEmpty, !key.hasPrefix("$") else { return nil }
-    for layer in fleetLayers {
-      layer.file.refreshUnlessWatched()
-      if let value = layer.enforcedValue(JSONKey(key)) { return (value, layer.url) }
-    }
-    return nil
+    layers.enforcement(of: key).map { ($0.value, layers.copies[$0.copy].url) }
   }
 
   /// What is wrong with the settings files now, if anything: ``SettingsError/corruptFile(_:reason:)`` or
@@ -230,7 +218,7 @@ public final class SettingsStore: Sendable {
   /// file is fine or does not exist. While a file has a problem, its last good values stay in use (none, for a
   /// system file that never was good): a broken system file is skipped, never written.
   public var fileError: SettingsError? {
-    file.problem ?? fleetLayers.firstNonNil(\.file.problem) ?? systemFiles.firstNonNil(\.problem)
+    file.problem ?? layers.copies.firstNonNil(\.file.problem) ?? layers.system.firstNonNil(\.problem)
   }
 
   /// The keys the user's file holds, in file order: not `"$version"`, which records the settings' schema version
@@ -247,32 +235,14 @@ public final class SettingsStore: Sendable {
   /// first fleet copy's that holds it, else the first system file's, else nil (a ``Setting`` then reads its
   /// default).
   public func value(forKey key: String) -> JSONValue? {
-    source(ofKey: key)?.value
-  }
-
-  /// Where `key`'s value in effect comes from: its value, the file that holds it, and what that file is to the store
-  /// (see ``value(forKey:)``); nil when no file holds it.
-  private func source(ofKey key: String) -> (value: JSONValue, file: SettingsFile, origin: SettingsOrigin)? {
-    if let enforced = enforcedValue(forKey: key), let layer = fleetLayers.first(where: { $0.url == enforced.copy }) {
-      return (enforced.value, layer.file, .fleet(layer.url))
-    }
-    if let value = file[key] { return (value, file, .user(file.url)) }
-    if !key.hasPrefix("$") {
-      for layer in fleetLayers {
-        if let value = layer.file[key] { return (value, layer.file, .fleet(layer.url)) }
-      }
-    }
-    for layer in systemFiles {
-      if let value = layer[key] { return (value, layer, .system(layer.url)) }
-    }
-    return nil
+    layers.resolve(key)?.value
   }
 
   /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
   /// `Double` would round written as the file has it, digit for digit; nil when no file holds `key`. For `splintctl
   /// get`, which prints what is stored. Not to be called from inside an update's body.
   package func exactText(forKey key: String) -> String? {
-    source(ofKey: key).map { Self.exactText(of: $0.value, forKey: key, in: $0.file, indent: "") }
+    layers.resolve(key).map { Self.exactText(of: $0.value, forKey: key, in: $0.file, indent: "") }
   }
 
   /// The user's settings (``values``), and with `version` the schema version the file records (when above 0), as
@@ -319,17 +289,7 @@ public final class SettingsStore: Sendable {
   /// }
   /// ```
   public func origin(ofKey key: String) -> SettingsOrigin? {
-    source(ofKey: key)?.origin
-  }
-
-  /// The keys a fleet copy enforces now, and the copy that does: a write of one fails.
-  private func enforcedKeys() -> [JSONKey: URL] {
-    var enforced: [JSONKey: URL] = [:]
-    for layer in fleetLayers.reversed() {
-      layer.file.refreshUnlessWatched()
-      for key in layer.enforcedKeys { enforced[key] = layer.url }
-    }
-    return enforced
+    layers.resolve(key)?.origin
   }
 
   /// Stores `value` for `key`, with one write.
@@ -378,17 +338,7 @@ public final class SettingsStore: Sendable {
   ///   must not be stored as if it were the value), or ``SettingsError/writeFailed(_:reason:)``.
   /// - Returns: What `body` returns.
   public func update<T: Sendable>(_ body: (inout SettingsTransaction) throws -> T) throws -> T {
-    // The other layers are brought up to date before the write takes the user file's lock: inside, a transaction
-    // reads them from memory, and takes no other file's lock.
-    for layer in layerFiles.dropFirst() { layer.refreshUnlessWatched() }
-    let enforced = enforcedKeys()
-    return try file.write(
-      { (document: inout SettingsDocument) throws -> T in
-        var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
-        let result = try body(&settings)
-        try commit(settings, to: &document)
-        return result
-      }, failed: { $0 })
+    try transact(body, failed: { $0 })
   }
 
   // MARK: - Reset, import
@@ -504,13 +454,11 @@ public final class SettingsStore: Sendable {
       version = imported.schemaVersion
     }
     let members = imported.keys.compactMap { key in imported[key].map { (key, $0) } }
-    let enforced = enforcedKeys()
-    try file.write(
-      { (document: inout SettingsDocument) throws(SettingsError) in
-        var settings = SettingsTransaction(document: document, enforced: enforced)
-        if let version, document.schemaVersion != version {
-          guard document.keys.isEmpty || replacing else {
-            throw .versionMismatch(fileURL, imported: version, file: document.schemaVersion ?? -1)
+    try transact(
+      { (settings: inout SettingsTransaction) throws(SettingsError) in
+        if let version, settings.document.schemaVersion != version {
+          guard settings.keys.isEmpty || replacing else {
+            throw .versionMismatch(fileURL, imported: version, file: settings.document.schemaVersion ?? -1)
           }
           settings.document.schemaVersion = version
         }
@@ -519,7 +467,6 @@ public final class SettingsStore: Sendable {
           for key in settings.keys where !kept.contains(JSONKey(key)) { settings[key] = nil }
         }
         for (key, value) in members where settings[key] != value { settings[key] = value }
-        try commit(settings, to: &document)
       }, failed: { $0 })
   }
 
@@ -528,56 +475,48 @@ public final class SettingsStore: Sendable {
   private func edit<T: Sendable>(
     repairing: Bool = false, _ body: (inout SettingsTransaction) -> T
   ) throws(SettingsError) -> T {
-    for layer in layerFiles.dropFirst() { layer.refreshUnlessWatched() }
-    let enforced = enforcedKeys()
-    return try file.write(
-      { (document: inout SettingsDocument) throws(SettingsError) -> T in
-        var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
-        let result = body(&settings)
-        try commit(settings, to: &document)
-        return result
-      }, failed: { $0 }, repairing: repairing)
+    try transact(
+      repairing: repairing, { (settings: inout SettingsTransaction) throws(SettingsError) in body(&settings) },
+      failed: { $0 })
   }
 
-  /// Keeps a transaction's changes, unless it holds a value that cannot be stored, or read a stored value that does
-  /// not decode.
-  private func commit(_ settings: SettingsTransaction, to document: inout SettingsDocument) throws(SettingsError) {
-    if let failure = settings.failure {
-      file.report(failure)
-      throw failure
-    }
-    document = settings.document
+  /// One transaction on the user's file: `body` changes its content under the file's lock, and its changes are
+  /// written unless it throws, holds a value that cannot be stored, or read a stored value that does not decode.
+  ///
+  /// - Parameters:
+  ///   - repairing: Whether a file that is not JSON is set aside and replaced (see ``SettingsFile/write``).
+  ///   - failed: The caller's error for a `SettingsError`.
+  private func transact<T: Sendable, E: Error>(
+    repairing: Bool = false, _ body: (inout SettingsTransaction) throws(E) -> T, failed: (SettingsError) -> E
+  ) throws(E) -> T {
+    // The other layers are brought up to date before the write takes the user file's lock: inside, a transaction
+    // reads them from memory, and takes no other file's lock.
+    for layer in layers.files.dropFirst() { layer.refreshUnlessWatched() }
+    let enforced = layers.enforcedKeys()
+    return try file.write(
+      { (document: inout SettingsDocument) throws(E) -> T in
+        var settings = SettingsTransaction(document: document, store: self, enforced: enforced)
+        let result = try body(&settings)
+        if let failure = settings.failure {
+          file.report(failure)
+          throw failed(failure)
+        }
+        document = settings.document
+        return result
+      }, failed: failed, repairing: repairing)
   }
 
   /// The keys whose value may have changed, one element per change (a batch update is one), whether the change was
   /// made here or in another process, in the user's file, a fleet copy or a system file. A change to a key that a
-  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is). When an
-  /// element arrives, every ``Setting`` of the store already reads the change it announces, all of its keys at once.
+  /// file above holds is not announced: it changes nothing anyone reads (but a key a fleet copy enforces is, and a
+  /// user's change of it is not); nor is a change of what a copy enforces that leaves every value in effect as it was.
+  /// When an element arrives, every ``Setting`` of the store already reads the change it announces, all of its keys at
+  /// once.
   public func changes() -> AsyncStream<Set<JSONKey>> {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: Set<JSONKey>.self)
-    var telling = [(file, file.tellChanges(to: continuation))]
-    let layers = layerFiles
-    for (index, layer) in layers.enumerated().dropFirst() {
-      let above = layers[..<index]
-      let isFleet = index <= fleetLayers.count
-      let id = layer.tellChanges { [fleetLayers] keys in
-        var shown = keys.filter { key in
-          !(isFleet && key.text.hasPrefix("$"))
-            && (above.allSatisfy { $0.storedValue(key) == nil }
-              || (isFleet && fleetLayers[index - 1].enforcedValue(key) != nil))
-        }
-        // What a copy enforces changed: each of its keys may read another layer's value now.
-        if isFleet, keys.contains(JSONKey(FleetCopy.enforcedKey)) {
-          shown.formUnion(layer.keys.filter { !$0.hasPrefix("$") }.map { JSONKey($0) })
-        }
-        if !shown.isEmpty { continuation.yield(shown) }
-      }
-      telling.append((layer, id))
-    }
-    continuation.onTermination = { [telling] _ in
-      for (file, id) in telling { file.stopTelling(id) }
-    }
+    let stop = layers.tellChanges(to: continuation)
+    continuation.onTermination = { _ in stop() }
     return stream
   }
 
@@ -589,8 +528,8 @@ public final class SettingsStore: Sendable {
   public func errors() -> AsyncStream<SettingsError> {
     startWatching()
     let (stream, continuation) = AsyncStream.makeStream(of: SettingsError.self)
-    let telling = layerFiles.map { ($0, $0.tellErrors(to: continuation)) }
-    for problem in fleetLayers.compactMap(\.problem) { continuation.yield(problem) }
+    let telling = layers.files.map { ($0, $0.tellErrors(to: continuation)) }
+    for problem in layers.copies.flatMap(\.problems) { continuation.yield(problem) }
     continuation.onTermination = { _ in
       for (file, id) in telling { file.stopTelling(id) }
     }
@@ -605,11 +544,11 @@ public final class SettingsStore: Sendable {
   @discardableResult
   func startWatching() -> Bool {
     guard file.startWatching() else { return false }
-    for layer in fleetLayers {
-      layer.file.startWatching()
-      layer.startWatching()
+    for copy in layers.copies {
+      copy.file.startWatching()
+      copy.startWatching()
     }
-    for layer in systemFiles { layer.startWatching() }
+    for layer in layers.system { layer.startWatching() }
     return true
   }
 
@@ -661,15 +600,4 @@ extension SettingsStore {
       self.pollInterval = pollInterval
     }
   }
-}
-
-/// Where a store's value for a key comes from (see ``SettingsStore/origin(ofKey:)``).
-public enum SettingsOrigin: Sendable, Hashable {
-  /// The user's settings file, which writes change.
-  case user(URL)
-  /// The fleet: the machine's copy of a cluster's values, which a follower keeps (see
-  /// ``SettingsStore/fleetCopyURLs``). Below the user's file, unless the fleet enforces the key.
-  case fleet(URL)
-  /// A system file: a read-only default for every user, which an administrator or a distribution package keeps.
-  case system(URL)
 }

@@ -17,7 +17,7 @@
 public struct SettingsTransaction {
   var document: SettingsDocument
   /// The store whose layers below the user's file a setting reads, from memory (brought up to date before the
-  /// update took its lock); nil for an import, which reads none.
+  /// update took its lock); nil for a migration, which reads none.
   let store: SettingsStore?
   /// The keys the fleet enforces, with the copy that does, as they were when the update began.
   let enforced: [JSONKey: URL]
@@ -108,12 +108,15 @@ public struct SettingsTransaction {
 
   private func value<Value: SettingValue>(forKey name: String, default defaultValue: Value) -> Value {
     let key = JSONKey(name)
-    var json = self[name]
-    if let store {
-      if enforced[key] != nil, let forced = store.fleetLayers.firstNonNil({ $0.enforcedValue(key) }) {
-        json = forced
-      }
-      json = json ?? store.lowerLayers(for: name).firstNonNil { $0.storedValue(key) }
+    let own = self[name]
+    var json = own
+    if let layers = store?.layers {
+      // The user's value is this transaction's; the other files' are in memory, brought up to date before the update
+      // took its lock (which a look at them now would have to take).
+      let enforced = enforced[key] != nil ? layers.enforcement(of: name, refreshing: false) : nil
+      json =
+        layers.resolve(name, enforced: enforced) { _, file in file === layers.user ? own : file.storedValue(key) }?
+        .value
     }
     guard let json else {
       return defaultValue

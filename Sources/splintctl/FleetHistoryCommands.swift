@@ -297,7 +297,7 @@
           let author = change.author
           return .object([
             "revision": .int(Int(change.revision)), "recorded": .bool(author != nil),
-            "time": author.map { .string($0.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))) }
+            "time": author.map { .string($0.time.isoTimestamp) }
               ?? .null,
             "user": optional(author?.user), "host": optional(author?.host), "etcdUser": optional(author?.etcdUser),
             "command": optional(author?.command),

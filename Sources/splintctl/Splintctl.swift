@@ -195,7 +195,7 @@ extension SettingsError {
       ExitStatus.usage
     case .corruptFile, .unreadableFile, .corruptSystemFile, .unreadableSystemFile, .notARegularFile, .undecodableValue,
       .writeFailed, .newerVersion, .migrationFailed, .unsafePath, .fileTooLarge, .lockTimeout, .watchedByPolling,
-      .enforcedByFleet, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy:
+      .enforcedByFleet, .fleetUnreachable, .noFleetFollower, .untrustedFleetCopy, .invalidEnforcement:
       ExitStatus.failure
     }
   }

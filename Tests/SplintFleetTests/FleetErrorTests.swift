@@ -1,5 +1,6 @@
 #if SplintFleet
   import Foundation
+  import SplintSecrets
   import SplintSettings
   import TestSupport
   import Testing
@@ -221,6 +222,36 @@
         "localhost", "127.attacker.example", "127.1", "10.0.0.1", "128.0.0.1", "::2", "[::ffff:10.0.0.1]", "",
       ] {
         #expect(!FleetHTTPClient.isLoopbackLiteral(host), "\(host)")
+      }
+    }
+
+    @Test("an etcd member's URL and a vault's address follow one rule: what one takes the other takes, and the same")
+    func serverURLs() async {
+      let taken = [
+        "https://10.0.0.1:2379": "https://10.0.0.1:2379", "https://vault:8200/": "https://vault:8200",
+        "http://127.0.0.1:1//": "http://127.0.0.1:1", "http://[::1]:8200": "http://[::1]:8200",
+        "https://h": "https://h",
+      ]
+      for (text, base) in taken {
+        #expect((try? FleetServerURL(text))?.base == base, "\(text)")
+        #expect((try? EtcdGateway(cluster: EtcdCluster(endpoints: [text])))?.endpoints == [base], "\(text)")
+        #expect((try? VaultServer.Address(text))?.base == base, "\(text)")
+      }
+      // A path, query, fragment, user or password would be dropped by the requests, or sent where it should not be.
+      let refused: [(String, FleetServerURL.Problem)] = [
+        ("10.0.0.1:2379", .notAServerURL), ("ftp://h:21", .notAServerURL), ("https://h:1/v1", .notAServerURL),
+        ("https://h:1?a=b", .notAServerURL), ("https://h:1#a", .notAServerURL), ("https://user:pw@h:1", .notAServerURL),
+        ("https://user@h:1", .notAServerURL), ("https://", .notAServerURL), ("", .notAServerURL),
+        ("http://localhost:1", .plainHTTP), ("http://10.0.0.1:2379", .plainHTTP),
+        ("http://user@127.0.0.1:1", .notAServerURL),
+      ]
+      for (text, problem) in refused {
+        #expect(throws: problem, "\(text)") { try FleetServerURL(text) }
+        let etcd = #expect(throws: FleetError.self) { try EtcdGateway(cluster: EtcdCluster(endpoints: [text])) }
+        #expect(etcd?.code == (problem == .plainHTTP ? .insecureEndpoint : .invalidConfiguration), "\(text)")
+        let vault = await failure { () throws(CredentialError) in try VaultServer.Address(text) }
+        #expect(vault?.code == .invalidConfiguration, "\(text)")
+        #expect(vault?.description.contains("in the clear") == (problem == .plainHTTP), "\(text)")
       }
     }
   }

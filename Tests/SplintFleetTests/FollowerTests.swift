@@ -296,5 +296,31 @@
         #expect(error.code == .notJSON && error.description.contains("not an array of keys"), "\(error)")
       }
     }
+
+    @Test(
+      "entries of $enforced that are not keys are left out and told, the keys it lists enforced; enforce refuses them")
+    func enforcedEntries() async throws {
+      let (etcd, cluster) = try await startCluster()
+      let machine = Machine(cluster: cluster)
+      try await etcd.put("/splint/app/k0", "1")
+      try await etcd.put("/splint/app/$enforced", #"["k0", 5, "", "$fleet", "k0"]"#)
+      try machine.start()
+      #expect(await eventually { machine.store().fleetStatus.first?.enforcedKeys == ["k0"] })
+      let told = try #require(machine.store().fleetStatus.first?.skippedKeys["$enforced"])
+      #expect(told.contains(#"its entries 5, "", "$fleet" are not the key of a setting"#), "\(told)")
+      #expect(machine.events.contains { $0.contains("$enforced") }, "\(machine.events)")
+      // An operator's command does not write over them: it says what they are.
+      do {
+        try await cluster.setEnforced(true, forKey: "k1", suite: "app")
+        Issue.record("entries that are not keys were written over")
+      } catch {
+        #expect(error.code == .notJSON && error.description.contains(#"5, "", "$fleet""#), "\(error)")
+      }
+      // Fixed: the keys are enforced, and nothing is left out any more.
+      try await etcd.put("/splint/app/$enforced", #"["k0", "k1"]"#)
+      #expect(await eventually { machine.store().fleetStatus.first?.enforcedKeys == ["k0", "k1"] })
+      #expect(machine.store().fleetStatus.first?.skippedKeys["$enforced"] == nil)
+      await machine.stop()
+    }
   }
 #endif

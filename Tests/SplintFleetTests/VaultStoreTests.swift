@@ -29,7 +29,8 @@
       #expect(try await Credential.accounts(service: "api.example.com", store: store) == ["alice", "bob"])
       #expect(store.name == "vault at \(server.address)")
       // script/bench's floor: the same request, bare; its answer is the whole JSON, more than the secret.
-      #expect(try store.bareRead(for: credential("alice", store, service: "api.example.com")) > "s3cr3t".utf8.count)
+      #expect(
+        try VaultFloor(credential("alice", store, service: "api.example.com"), in: store).read() > "s3cr3t".utf8.count)
       await server.stop()
     }
 
@@ -238,13 +239,19 @@
       let server = try await OpenBaoServer.dev()
       let store = try server.store()
       try await credential("a", store).save("one")
-      store.betweenReadAndWrite.withLock {
-        $0 = { _ = try? server.api(.POST, "secret/data/splint/svc/a", ["data": ["value": "theirs"]]) }
+      // The save's two requests, with another client's save between them.
+      let location = store.configuration.location(of: credential("a", store))
+      let current = try await store.kv.current(location)
+      try server.api(.POST, "secret/data/splint/svc/a", ["data": ["value": "theirs"]])
+      var error: CredentialError?
+      do throws(CredentialError) {
+        try await store.kv.write(Data("mine".utf8), over: current)
+        Issue.record("the save that lost its check-and-set succeeded")
+      } catch let refusal {
+        error = refusal
       }
-      let error = await failure { () throws(CredentialError) in try credential("a", store).save("mine") }
       #expect(error == .conflict(store: store.name, path: "secret/data/splint/svc/a"))
       #expect(error?.description.contains("nothing was changed") == true)
-      store.betweenReadAndWrite.withLock { $0 = nil }
       #expect(try await credential("a", store).read() == "theirs")
       await server.stop()
     }

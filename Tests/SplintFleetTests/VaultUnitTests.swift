@@ -115,17 +115,17 @@
         ("secret/data/splint/", true), ("secret/data/splint/api.example.com/syncd", false),
         ("secret/data/+/api.example.com/syncd", false),
       ] {
-        #expect(VaultCredentialStore.grant(path, isGlob: isGlob, reaches: folder), "\(path)")
+        #expect(VaultPolicy.grant(path, isGlob: isGlob, reaches: folder), "\(path)")
       }
       for (path, isGlob) in [("secret/data/other/", true), ("secret/data/splint", false), ("kv/data/splint/", true)] {
-        #expect(!VaultCredentialStore.grant(path, isGlob: isGlob, reaches: folder), "\(path)")
+        #expect(!VaultPolicy.grant(path, isGlob: isGlob, reaches: folder), "\(path)")
       }
       let location = "secret/data/prod/db"
       for (path, isGlob) in [("secret/data/prod/db", false), ("secret/data/prod/", true), ("secret/data/+/db", false)] {
-        #expect(VaultCredentialStore.grant(path, isGlob: isGlob, reaches: location), "\(path)")
+        #expect(VaultPolicy.grant(path, isGlob: isGlob, reaches: location), "\(path)")
       }
       for (path, isGlob) in [("secret/data/prod/db/x", false), ("secret/data/prod", false), ("secret/data/x/", true)] {
-        #expect(!VaultCredentialStore.grant(path, isGlob: isGlob, reaches: location), "\(path)")
+        #expect(!VaultPolicy.grant(path, isGlob: isGlob, reaches: location), "\(path)")
       }
     }
 

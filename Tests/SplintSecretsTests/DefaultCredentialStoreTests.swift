@@ -95,6 +95,15 @@ struct DefaultCredentialStoreTests {
         "SPLINT_CREDENTIAL_STORES=\"delivered, keychain\": \"keychain\" is not a credential store"))
   }
 
+  @Test("the store names SPLINT_CREDENTIAL_STORES gives, trimmed as the chain reads them, for splintctl; nil unset")
+  func namesInEnvironment() async throws {
+    let named = try await PrivateSession.probe(
+      .noBus, environment: ["SPLINT_CREDENTIAL_STORES": " vault ,\tdelivered,"], ["store-names"])
+    #expect(named.lines == ["ok vault|delivered"], "\(named.stderr)")
+    let unset = try await PrivateSession.probe(.noBus, ["store-names"])
+    #expect(unset.lines == ["ok nil"], "\(unset.stderr)")
+  }
+
   @Test("one program, no code change: its token from gnome-keyring, systemd-creds, /run/secrets, the kernel keyring")
   func oneProgramEveryPlace() async throws {
     let probe = Programs.helper("SecretsProbe")

@@ -139,6 +139,83 @@ import Testing
     #expect(store.origin(ofKey: "interval") == .user(user))
   }
 
+  @Test("splintctl watch prints nothing when what the fleet enforces changes and no value in effect does")
+  func watchTellsChangedValuesOnly() async throws {
+    let copy = scratch.url("fleet", "app.json")
+    let home = scratch.url("home")
+    try save(#"{"mode": "mine"}"#, to: home.appendingPathComponent("app/settings.json"))
+    let values: [String: JSONValue] = ["interval": 60, "mode": "fleet's"]
+    let writer = try follow(values, at: copy)
+    var environment = ProcessInfo.processInfo.environment
+    environment["SPLINT_FLEET_DIRECTORY"] = scratch.url("fleet").path
+    environment["XDG_CONFIG_HOME"] = home.path
+    environment["XDG_CONFIG_DIRS"] = scratch.url("xdg").path
+    let watcher = try await Programs.start(
+      [Programs.helper("splintctl"), "watch", "--suite", "app"], environment: environment)
+    defer { watcher.send(SIGTERM) }
+    // The watcher may not be watching yet: change the copy until it tells, then end that with one more change.
+    var attempt = 0
+    let started = await eventually {
+      attempt += 1
+      _ = try? follow(values.merging(["ready": .int(attempt)]) { $1 }, at: copy, writer: writer)
+      return watcher.stdoutSoFar.contains("ready ")
+    }
+    #expect(started, "\(watcher.stdoutSoFar)")
+    try follow(values, at: copy, writer: writer)
+    #expect(await eventually { watcher.stdoutSoFar.hasSuffix("ready removed\n") }, "\(watcher.stdoutSoFar)")
+    let mark = watcher.stdoutSoFar.count
+    let since = { String(watcher.stdoutSoFar.dropFirst(mark)) }
+    // Enforcing interval changes no value (the user's file has none): nothing to print. Enforcing mode does: the
+    // fleet's value takes the user's place. Then both again as they were: mode is the user's once more.
+    try follow(values, enforced: ["interval"], at: copy, writer: writer)
+    try follow(values, enforced: ["interval", "mode"], at: copy, writer: writer)
+    #expect(await eventually { since().hasSuffix("mode \"fleet's\"\n") }, "\(since())")
+    #expect(since() == "mode \"fleet's\"\n")
+    try follow(values, at: copy, writer: writer)
+    #expect(await eventually { since().hasSuffix("mode \"mine\"\n") }, "\(since())")
+    #expect(since() == "mode \"fleet's\"\nmode \"mine\"\n")
+    watcher.send(SIGTERM)
+    _ = await watcher.wait()
+  }
+
+  @Test("one reading of $enforced: the keys it lists, and each entry that is not a key told, never dropped silently")
+  func enforcedEntries() async throws {
+    let parse = { (json: JSONValue?) in FleetCopy.EnforcedKeys(json) }
+    #expect(parse(nil).keys.isEmpty && parse(nil).problem == nil)
+    #expect(parse("interval").keys.isEmpty && parse("interval").problem == "it is not an array of keys")
+    let mixed = parse(["mode", 5, "", "$fleet", "interval", "mode", nil])
+    #expect(mixed.keys == ["interval", "mode"])
+    #expect(
+      mixed.problem
+        == #"its entries 5, "", "$fleet", null are not the key of a setting (a string, not empty, without a leading $)"#
+    )
+    #expect(parse([true]).problem?.hasPrefix("its entry true is not") == true)
+    #expect(FleetCopy.EnforcedKeys(Array(#"["a", "b"]"#.utf8)).keys == ["a", "b"])
+    #expect(FleetCopy.EnforcedKeys(Array("[a".utf8)).problem?.hasPrefix("it is not an array of keys (") == true)
+    #expect(mixed.contains("mode") && !mixed.contains("$fleet"))
+
+    // A copy that lists them (written by something other than a follower): its keys enforced, the rest told.
+    let copy = scratch.url("fleet", "app.json")
+    let user = scratch.url("home", "app", "settings.json")
+    try save(#"{"interval": 5, "$x": 1}"#, to: user)
+    let writer = try follow(["interval": 60], enforced: ["interval", "$x", ""], at: copy)
+    let store = SettingsStore(fileURL: user, fleetCopies: [copy])
+    #expect(store.value(forKey: "interval") == 60)
+    #expect(store.fleetStatus.first?.enforcedKeys == ["interval"])
+    try store.set(2, forKey: "$x")  // not enforced: a reserved key is never the fleet's
+    let told = await collect(store.errors()) { $0.code == .invalidEnforcement }
+    #expect(told.last == .invalidEnforcement(copy, reason: mixedProblem(#""", "$x""#)), "\(told)")
+    #expect(told.last?.description.contains(#"lists in "$enforced" what is not the key of a setting"#) == true)
+    // Fixed: no longer a problem of the copy.
+    try follow(["interval": 60], enforced: ["interval"], at: copy, writer: writer)
+    #expect(store.layers.copies.first?.problems.isEmpty == true)
+  }
+
+  /// What `FleetCopy.EnforcedKeys` says of `entries`, several entries that are not keys.
+  private func mixedProblem(_ entries: String) -> String {
+    "its entries \(entries) are not the key of a setting (a string, not empty, without a leading $)"
+  }
+
   @Test("a copy another user could have written enforces nothing, and says why")
   func untrusted() async throws {
     let directory = scratch.url("fleet")
@@ -359,6 +436,7 @@ import Testing
       (.noFleetFollower(copy, since: since), .noFleetFollower, ["since 2027-01-15 08:00:00 UTC", "systemctl start"]),
       (.noFleetFollower(copy, since: nil), .noFleetFollower, ["up to date.", "splintctl fleet follow"]),
       (.untrustedFleetCopy(copy, reason: "it belongs to nobody"), .untrustedFleetCopy, ["nobody", "Enforced keys"]),
+      (.invalidEnforcement(copy, reason: "its entry 5 is not"), .invalidEnforcement, ["entry 5", "fleet follow"]),
     ]
     for (error, code, words) in errors {
       #expect(error.code == code)

@@ -15,6 +15,9 @@ public final class OpenBaoServer: Sendable {
   /// The root token, and the unseal key a cluster's initialization gave.
   private let keys: Mutex<(rootToken: String, unsealKey: String?)>
 
+  /// The server's process ID, for a helper that pauses it (SIGSTOP) itself.
+  public var processID: Int32 { program.pid }
+
   /// The root token (a dev server's, or the one `bao operator init` gave a cluster).
   public var rootToken: String { keys.withLock { $0.rootToken } }
 

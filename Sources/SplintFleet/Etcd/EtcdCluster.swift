@@ -20,7 +20,8 @@
   /// user's own file, on machines whose copy is a system copy). Keys starting with `$` are never settings.
   public struct EtcdCluster: Sendable {
     /// The members' client URLs (`https://HOST:2379`), tried in turn: a member that is down, slow or without a
-    /// leader is left for the next.
+    /// leader is left for the next. Each is a scheme, host and port alone (no path, query, user or password), as a
+    /// vault's address is; `http` only to a literal loopback address (127.0.0.1, [::1]).
     public var endpoints: [String]
     /// What every key of the fleet's settings starts with: `/splint/` unless set. It should end with `/`.
     public var prefix: String
@@ -86,7 +87,7 @@
     ///   ``FleetError/Code/invalidConfiguration`` for an empty one, or a suite that is not a name.
     func key(_ key: String, suite: String) throws(FleetError) -> [UInt8] {
       guard !key.isEmpty else { throw FleetError(.invalidConfiguration("a setting's key is not empty.")) }
-      guard !key.hasPrefix("$") else { throw FleetError(.reservedKey(key)) }
+      guard !FleetCopy.isReserved(key) else { throw FleetError(.reservedKey(key)) }
       return try prefix(ofSuite: suite) + Array(key.utf8)
     }
 
@@ -118,7 +119,7 @@
       ).response
       return (response.kvs ?? []).compactMap { pair in
         let key = String(decoding: pair.key.bytes.dropFirst(prefix.count), as: UTF8.self)
-        guard !key.hasPrefix("$") else { return nil }
+        guard !FleetCopy.isReserved(key) else { return nil }
         return (key, String(decoding: pair.value?.bytes ?? [], as: UTF8.self))
       }
     }
@@ -221,7 +222,8 @@
 
     /// The keys the fleet enforces in `suite` (`<prefix><suite>/$enforced`), sorted.
     ///
-    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of strings, and the cluster's errors.
+    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys (or lists what is not one), and
+    ///   the cluster's errors.
     public func enforcedKeys(suite: String) async throws(FleetError) -> [String] {
       let gateway = try EtcdGateway(cluster: self)
       let name = try prefix(ofSuite: suite) + Array(FleetCopy.enforcedKey.utf8)
@@ -238,8 +240,9 @@
     ///
     /// - Returns: The revision the list was changed at; ``Write/changed`` is false when it already said what was
     ///   asked (and the revision is then the one it was read at).
-    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys, ``FleetError/Code/conflict``
-    ///   when the list kept changing meanwhile (nothing was changed: try again), and the cluster's errors.
+    /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys (or lists what is not one:
+    ///   nothing is written over it), ``FleetError/Code/conflict`` when the list kept changing meanwhile (nothing was
+    ///   changed: try again), and the cluster's errors.
     @discardableResult
     public func setEnforced(_ enforced: Bool, forKey key: String, suite: String) async throws(FleetError) -> Write {
       _ = try self.key(key, suite: suite)
@@ -257,24 +260,13 @@
 
     /// The keys a `$enforced` text lists (none for nil: no list).
     ///
-    /// - Throws: ``FleetError/Code/notJSON`` when it is not a JSON array of strings.
+    /// - Throws: ``FleetError/Code/notJSON`` when it is not an array of keys, or lists what is not one: an operator's
+    ///   command neither reads past an entry that is not a key nor writes over it.
     private static func enforcedList(_ text: String?) throws(FleetError) -> Set<String> {
       guard let text else { return [] }
-      guard let keys = enforcedKeys(Array(text.utf8)) else {
-        throw FleetError(.notJSON(key: FleetCopy.enforcedKey, reason: "it is not an array of keys"))
-      }
-      return keys
-    }
-
-    /// The keys a `$enforced` value lists, or nil when it is not a JSON array of strings.
-    static func enforcedKeys(_ bytes: [UInt8]) -> Set<String>? {
-      guard case .array(let items)? = try? FleetCopy.parseValue(bytes).value else { return nil }
-      var keys = Set<String>()
-      for item in items {
-        guard case .string(let key) = item else { return nil }
-        keys.insert(key)
-      }
-      return keys
+      let enforced = FleetCopy.EnforcedKeys(Array(text.utf8))
+      if let problem = enforced.problem { throw FleetError(.notJSON(key: FleetCopy.enforcedKey, reason: problem)) }
+      return Set(enforced.keys)
     }
   }
 #endif

@@ -31,21 +31,18 @@
       }
       var endpoints: [String] = []
       for endpoint in cluster.endpoints {
-        guard let url = URLComponents(string: endpoint), let scheme = url.scheme?.lowercased(),
-          scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
-          url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil, url.password == nil
-        else {
+        do throws(FleetServerURL.Problem) {
+          endpoints.append(try FleetServerURL(endpoint).base)
+        } catch .notAServerURL {
           throw FleetError(
             .invalidConfiguration(
               "\(endpoint) is not a client URL of an etcd member: use http(s)://HOST:PORT, such as https://10.0.0.1:2379."
             ))
-        }
-        // Plain HTTP only where nothing but this machine is on the way: anyone else on it could read a password,
-        // and change every value (and what is enforced) on every machine.
-        if scheme == "http", !FleetHTTPClient.isLoopbackLiteral(host) {
+        } catch {
+          // Plain HTTP only where nothing but this machine is on the way: anyone else on it could read a password,
+          // and change every value (and what is enforced) on every machine.
           throw FleetError(.insecureEndpoint(endpoint))
         }
-        endpoints.append(endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint)
       }
       self.endpoints = endpoints
       do {

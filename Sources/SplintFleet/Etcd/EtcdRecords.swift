@@ -401,7 +401,7 @@
       guard case .object(let object)? = try? JSONValue(parsing: Data(bytes)),
         case .string(let user)? = object["user"], case .string(let host)? = object["host"],
         case .string(let command)? = object["command"], case .string(let timeText)? = object["time"],
-        let time = Self.date(timeText), case .array(let items)? = object["changes"]
+        let time = Date.parseISOTimestamp(timeText), case .array(let items)? = object["changes"]
       else { return nil }
       var etcdUser: String?
       if case .string(let name)? = object["etcdUser"] { etcdUser = name }
@@ -429,7 +429,7 @@
     var json: String {
       var object: [JSONKey: JSONValue] = [
         "version": 1, "user": .string(author.user), "host": .string(author.host),
-        "command": .string(author.command), "time": .string(Self.format(author.time)),
+        "command": .string(author.command), "time": .string(author.time.isoTimestamp),
         "changes": .array(
           changes.map { change in
             .object([
@@ -440,14 +440,6 @@
       ]
       if let etcdUser = author.etcdUser { object["etcdUser"] = .string(etcdUser) }
       return JSONValue.object(object).description
-    }
-
-    private static func format(_ date: Date) -> String {
-      date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    private static func date(_ text: String) -> Date? {
-      try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
     }
   }
 #endif

@@ -235,15 +235,13 @@
           in: &copy)
       }
       if key == FleetCopy.enforcedKey {
-        guard let keys = EtcdCluster.enforcedKeys(value) else {
-          skip(key, FleetError(.notJSON(key: key, reason: "it is not an array of keys")), in: &copy)
-          copy.enforced = []
-          return
-        }
-        copy.enforced = keys.sorted()
+        // The keys it lists are enforced; what is not a key is left out, and told.
+        let enforced = FleetCopy.EnforcedKeys(value)
+        if let problem = enforced.problem { skip(key, FleetError(.notJSON(key: key, reason: problem)), in: &copy) }
+        copy.enforced = enforced.keys
         return
       }
-      guard !key.hasPrefix("$") else { return skip(key, FleetError(.reservedKey(key.shown())), in: &copy) }
+      guard !FleetCopy.isReserved(key) else { return skip(key, FleetError(.reservedKey(key.shown())), in: &copy) }
       let parsed: (value: JSONValue, text: String?)
       do {
         parsed = try FleetCopy.parseValue(value)

@@ -25,7 +25,8 @@
   public struct VaultConfiguration: Sendable {
     /// The server's addresses, such as `https://vault.example.com:8200`, tried in turn: one is enough; the members
     /// of a cluster let reads and saves go on while one of them is down, and are the only places a standby's
-    /// redirect is followed to. `http` is allowed only on loopback.
+    /// redirect is followed to. Each is a scheme, host and port alone (no path, query, user or password), as an etcd
+    /// member's client URL is; `http` is allowed only to a literal loopback address (127.0.0.1, [::1]).
     public var addresses: [String]
     /// How the store logs in; nil to find a login in the environment (see ``VaultLogin/automatic``).
     public var login: VaultLogin?
@@ -54,19 +55,9 @@
     /// to the store are never revoked: they are not its own.
     public var revokesTokenAtExit: Bool
 
-    /// A credential's service and account, the key of ``locations``.
-    public struct Key: Hashable, Sendable {
-      /// The credential's service.
-      public let service: String
-      /// The credential's account.
-      public let account: String
-
-      /// The credential with this service and account.
-      public init(service: String, account: String) {
-        self.service = service
-        self.account = account
-      }
-    }
+    /// A credential's service and account, the key of ``locations``: `Credential.Key`, as a
+    /// `DeliveredCredentialStore`'s file names have it.
+    public typealias Key = Credential.Key
 
     /// Where one credential's secret is: a field of a secret at a path of a KV version 2 mount.
     public struct Location: Hashable, Sendable {
@@ -229,15 +220,16 @@
     }
 
     /// Where `credential`'s secret is: its own location, else the layout's.
-    func location(of credential: Credential) -> (mount: String, path: String, field: String, isOwn: Bool) {
-      if let location = locations[Key(service: credential.service, account: credential.account)] {
-        return (location.mount ?? mount, location.path, location.field, false)
+    func location(of credential: Credential) -> VaultKV.Location {
+      if let location = locations[credential.key] {
+        return VaultKV.Location(
+          mount: location.mount ?? mount, path: location.path, field: location.field, isOwn: false)
       }
-      return (
-        mount,
-        [prefix, Self.pathSegment(credential.service), Self.pathSegment(credential.account)].joined(separator: "/"),
-        field, true
-      )
+      return VaultKV.Location(
+        mount: mount,
+        path: [prefix, Self.pathSegment(credential.service), Self.pathSegment(credential.account)].joined(
+          separator: "/"),
+        field: field, isOwn: true)
     }
   }
 #endif

@@ -270,38 +270,6 @@
     }
   }
 
-  /// JSON written by hand into a ``SecretBuffer``: strings escaped as RFC 8259 asks, other values copied as given.
-  struct VaultJSONWriter {
-    /// The bytes written so far.
-    var bytes: [UInt8] = []
-
-    /// Appends `text` as it is: punctuation, numbers, names this code spells.
-    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
-
-    /// Appends bytes copied from an answer, unchanged.
-    mutating func raw(_ slice: ArraySlice<UInt8>) { bytes.append(contentsOf: slice) }
-
-    /// Appends `text`'s bytes (UTF-8) as a JSON string.
-    mutating func string(_ text: some Collection<UInt8>) {
-      bytes.append(UInt8(ascii: "\""))
-      for byte in text {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-          bytes.append(UInt8(ascii: "\\"))
-          bytes.append(byte)
-        case 0x00..<0x20:
-          let digits = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: Array("\\u00".utf8) + [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        default: bytes.append(byte)
-        }
-      }
-      bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// The most bytes ``string(_:)`` writes for `count` bytes: six each (`\u00XX`), and the quotes.
-    static func escapedSize(_ count: Int) -> Int { count * 6 + 2 }
-  }
-
   /// Base64 (RFC 4648, with padding), written and read without a `String` in between, for secrets that are not
   /// UTF-8 (the KV field `value_base64`, as `bao kv put` and others read it).
   enum Base64 {

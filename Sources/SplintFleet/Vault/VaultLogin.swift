@@ -58,6 +58,12 @@
 
     let method: Method
 
+    /// The logins the environment may give, for messages.
+    static let help = """
+      BAO_TOKEN or VAULT_TOKEN; the systemd credentials vault-role-id and vault-secret-id; `bao login`, which \
+      leaves ~/.vault-token; or a VaultLogin in code
+      """
+
     /// What someone checking the login should know, for `splintctl secret status`: a token variable that hides the
     /// AppRole login `$CREDENTIALS_DIRECTORY` also gives; nil when there is nothing to say.
     package private(set) var warning: String?

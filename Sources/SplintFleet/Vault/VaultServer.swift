@@ -14,33 +14,29 @@
   /// The server's addresses, and one request sent to them the way a cluster wants it: to the address that answered
   /// last, then the others; a standby's redirect followed only to a configured address; 429 (after its
   /// `Retry-After`), 412 and an election's 500 or 503 tried again on another address until the call's deadline;
-  /// sealed only when every address is.
+  /// sealed only when every address is. Asynchronous, over the HTTP client's asynchronous API: a caller that waits
+  /// holds no thread, and cancelling its task ends the request at once.
   final class VaultServer: Sendable {
     /// One address: its scheme, host and port, as requests and redirects are compared.
     struct Address: Sendable, Hashable {
       /// `https://vault.example.com:8200`, without a trailing slash.
       let base: String
 
-      /// `text` as an address, or why it cannot be one.
+      /// `text` as an address (``FleetServerURL``'s rule), or why it cannot be one.
       init(_ text: String) throws(CredentialError) {
-        var text = text
-        while text.hasSuffix("/") { text.removeLast() }
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-          ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty, components.path.isEmpty,
-          components.query == nil
-        else {
+        do throws(FleetServerURL.Problem) {
+          base = try FleetServerURL(text).base
+        } catch .notAServerURL {
           throw .invalidConfiguration(
             "\"\(text)\" is not a server address: give its scheme, host and port, such as https://vault.example.com:8200."
           )
-        }
-        guard scheme == "https" || FleetHTTPClient.isLoopbackLiteral(host) else {
+        } catch {
           throw .invalidConfiguration(
             """
             \(text) is reached without TLS, so its tokens and secrets would cross the network in the clear: use \
             https (plain http is allowed only to a literal loopback address, 127.0.0.1 or [::1]).
             """)
         }
-        base = FleetHTTPClient.server(of: text)
       }
     }
 
@@ -50,6 +46,8 @@
       case sealed([String])
       /// No address answered; what happened at each.
       case unreachable(String)
+      /// The task waiting for the answer was cancelled.
+      case cancelled
     }
 
     let addresses: [Address]
@@ -91,7 +89,7 @@
     /// the call's deadline. `path` is the API's (a KV path as the server keeps it): it is percent-encoded here.
     func send(
       _ method: HTTPMethod, _ path: String, query: String? = nil, token: String?, body: Data? = nil
-    ) throws(Failure) -> FleetHTTPResponse {
+    ) async throws(Failure) -> FleetHTTPResponse {
       let target = Self.percentEncoded(path) + (query.map { "?" + $0 } ?? "")
       let deadline = ContinuousClock.now + timeout
       var headers = HTTPHeaders()
@@ -103,7 +101,7 @@
       if let index { headers.add(name: "X-Vault-Index", value: index) }
       var backoff = Duration.milliseconds(50)
       var said: [String] = []  // what the addresses said in the last round in which any was asked
-      while ContinuousClock.now < deadline {
+      while ContinuousClock.now < deadline, !Task.isCancelled {
         var notes: [String] = []
         var sealed: [String] = []
         var again = false
@@ -117,7 +115,7 @@
           }
           let attempt = min(deadline - now, addresses.count > 1 ? max(timeout / 3, .seconds(1)) : timeout)
           guard attempt > .zero else { break }
-          switch answer(method, address.base, target, headers, body, attempt) {
+          switch try await answer(method, address.base, target, headers, body, attempt) {
           case .answer(let response):
             state.withLock { state in
               state.preferred = slot
@@ -140,18 +138,12 @@
         // Every address said "later": wait for the first that may be asked again (a 429's Retry-After), or a short,
         // growing pause (an election), within the deadline.
         let earliest = state.withLock { $0.notBefore.min() ?? .now } - ContinuousClock.now
-        Self.sleep(max(.zero, min(deadline - ContinuousClock.now, max(min(backoff, .seconds(1)), earliest))))
+        await CallerThread.pause(
+          max(.zero, min(deadline - ContinuousClock.now, max(min(backoff, .seconds(1)), earliest))))
         backoff *= 2
       }
+      guard !Task.isCancelled else { throw .cancelled }
       throw .unreachable((said + ["No address answered within \(timeout)."]).joined(separator: " "))
-    }
-
-    /// Waits `duration` on this thread (a signal does not cut it short).
-    private static func sleep(_ duration: Duration) {
-      var interval = timespec(
-        tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
-      var remaining = timespec()
-      while nanosleep(&interval, &remaining) == -1 && errno == EINTR { interval = remaining }
     }
 
     /// `path` as a URL's path: every byte but RFC 3986's unreserved characters and `/` written `%XX`, so that a
@@ -173,14 +165,15 @@
     }
 
     /// Sends the request to `base`, following one redirect to a configured address.
+    ///
+    /// - Throws: ``Failure/cancelled`` when the task is cancelled: no other address is asked then.
     private func answer(
       _ method: HTTPMethod, _ base: String, _ path: String, _ headers: HTTPHeaders, _ body: Data?, _ attempt: Duration
-    ) -> Outcome {
+    ) async throws(Failure) -> Outcome {
       var response: FleetHTTPResponse
-      do {
-        response = try client.sendBlocking(method, base + "/v1/" + path, headers: headers, body: body, timeout: attempt)
-      } catch {
-        return .failed("\(error.description.prefixSentence).")
+      switch try await request(method, base + "/v1/" + path, headers, body, attempt) {
+      case .success(let answer): response = answer
+      case .failure(let error): return .failed("\(error.description.prefixSentence).")
       }
       if [301, 302, 307, 308].contains(response.status) {
         let location = response.header("Location") ?? ""
@@ -192,14 +185,31 @@
             only to those. Add it to the store's addresses if it is a member of the cluster.
             """)
         }
-        do {
-          response = try client.sendBlocking(method, location, headers: headers, body: body, timeout: attempt)
-        } catch {
+        switch try await request(method, location, headers, body, attempt) {
+        case .success(let answer): response = answer
+        case .failure(let error):
           // A standby that sends clients to an active member that is gone: the others are electing a new one.
           return .later("\(base) redirected to \(error.description.prefixSentence).", wait: nil)
         }
       }
       return Self.outcome(of: response, from: base)
+    }
+
+    /// The HTTP client's answer to one request, or its failure.
+    ///
+    /// - Throws: ``Failure/cancelled`` when the task is cancelled. A request that fails once its task is cancelled
+    ///   is cancelled, whatever error the HTTP client gives (one still waiting for a connection of the client's pool
+    ///   can fail as the pool's).
+    private func request(
+      _ method: HTTPMethod, _ url: String, _ headers: HTTPHeaders, _ body: Data?, _ attempt: Duration
+    ) async throws(Failure) -> Result<FleetHTTPResponse, FleetTransportError> {
+      do {
+        return .success(try await client.send(method, url, headers: headers, body: body, timeout: attempt))
+      } catch  where error.kind == .cancelled || Task.isCancelled {
+        throw .cancelled
+      } catch {
+        return .failure(error)
+      }
     }
 
     /// What an answer means for the request loop.

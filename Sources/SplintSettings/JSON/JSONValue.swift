@@ -166,8 +166,13 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
   /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
   static func writeString(_ text: String, to output: inout [UInt8]) {
+    writeString(utf8: text.utf8, to: &output)
+  }
+
+  /// Appends the text whose UTF-8 is `utf8` as a JSON string, as ``writeString(_:to:)`` does.
+  static func writeString(utf8: some Sequence<UInt8>, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
+    for byte in utf8 {
       switch byte {
       case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
       case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)

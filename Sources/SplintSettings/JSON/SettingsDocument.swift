@@ -1,7 +1,7 @@
 /// The content of a settings file: a JSON object (with comments, as VS Code's `settings.json` may have) whose
 /// members keep their order and, until changed, their exact text, so that writing the file back changes only the
 /// members that were set, and keeps every comment, blank line and the file's own indentation (see
-/// `SettingsLayout`).
+/// `CommentKeepingWriter`).
 ///
 /// The member ``versionKey`` records the settings' schema version (see `SettingsMigration`), and ``schemaKey`` where
 /// editors find the file's JSON Schema: neither is a setting, so ``keys`` and ``values`` leave them out, and only
@@ -152,8 +152,8 @@ struct SettingsDocument: Sendable, Equatable {
   }
 
   /// The file's text: the text read, with only the members set, added or removed here changed, in the file's own
-  /// layout (see `SettingsLayout`); for a document made here, one member a line, indented two spaces a level.
+  /// layout (see `CommentKeepingWriter`); for a document made here, one member a line, indented two spaces a level.
   func rendered() -> [UInt8] {
-    SettingsLayout.render(self)
+    CommentKeepingWriter.render(self)
   }
 }

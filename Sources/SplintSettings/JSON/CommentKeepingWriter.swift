@@ -12,8 +12,8 @@
 ///   around its colon, nested values indented a level more by the file's own unit (a tab, four spaces, two), the
 ///   file's line ends (`\r\n` too), and a comma after it if the file puts one after its last member.
 /// A document made here (a new file) has one member a line, indented by two spaces.
-enum SettingsLayout {
-  /// The text for `document`: its source's text with the document's changes made (see ``SettingsLayout``).
+enum CommentKeepingWriter {
+  /// The text for `document`: its source's text with the document's changes made (see ``CommentKeepingWriter``).
   static func render(_ document: SettingsDocument) -> [UInt8] {
     let fresh = render(document.members, in: Array("{}\n".utf8), braces: .init(open: 0, close: 1), spans: [])
     guard let source = document.source else { return fresh }

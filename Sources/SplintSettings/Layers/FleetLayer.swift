@@ -22,8 +22,8 @@ final class FleetLayer: Sendable {
   /// Whether the copy is a user's own (in `$XDG_STATE_HOME/splint-fleet`, which a user's follower writes): never a
   /// system copy, whoever owns it.
   private let isUsersOwnCopy: Bool
-  /// The problem last told, so that a copy rewritten with the same state tells it once.
-  private let told = Mutex<SettingsError?>(nil)
+  /// The problems last told, so that a copy rewritten with the same state tells each once.
+  private let told = Mutex<[SettingsError]>([])
   /// Tells this layer when the follower's lock file is closed: the follower ended or died.
   private let liveness: Liveness
   /// Whether the lock file's name is watched (``startWatching()``).
@@ -80,11 +80,17 @@ final class FleetLayer: Sendable {
 
   // MARK: - Reading
 
-  /// The keys the copy marks as enforced, if it may enforce any: empty for a copy that is not a system copy.
+  /// What the copy's `"$enforced"` lists, from memory.
+  private var listed: FleetCopy.EnforcedKeys {
+    FleetCopy.EnforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
+  }
+
+  /// The keys the copy marks as enforced, if it may enforce any: empty for a copy that is not a system copy. From
+  /// memory.
   var enforcedKeys: Set<JSONKey> {
     let stored = file.storedValues([JSONKey(FleetCopy.enforcedKey)])
-    let keys = FleetCopy.enforcedKeys(stored.values[0])
-    return keys.isEmpty || trustProblem(of: stored.identity) != nil ? [] : keys
+    let keys = FleetCopy.EnforcedKeys(stored.values[0]).keys
+    return keys.isEmpty || trustProblem(of: stored.identity) != nil ? [] : Set(keys.map { JSONKey($0) })
   }
 
   /// The copy's value of `key` when the copy enforces it, else nil; from memory, as ``SettingsFile/storedValue(_:)``.
@@ -92,9 +98,30 @@ final class FleetLayer: Sendable {
   /// judged is that of the file the value came from.
   func enforcedValue(_ key: JSONKey) -> JSONValue? {
     let stored = file.storedValues([JSONKey(FleetCopy.enforcedKey), key])
-    guard FleetCopy.enforcedKeys(stored.values[0]).contains(key), trustProblem(of: stored.identity) == nil
+    guard FleetCopy.EnforcedKeys(stored.values[0]).contains(key), trustProblem(of: stored.identity) == nil
     else { return nil }
     return stored.values[1]
+  }
+
+  /// The keys the copy enforces now, with their values: those its `"$enforced"` lists and that it holds, if it may
+  /// enforce keys; from memory. As in ``enforcedValue(_:)``, the list, the values and the file they were read from
+  /// are taken together: read again, with the keys it lists, until the list read is the one its values were read for.
+  func enforcedValues() -> [JSONKey: JSONValue] {
+    let list = JSONKey(FleetCopy.enforcedKey)
+    var keys: [JSONKey] = []
+    var stored = file.storedValues([list])
+    var listed = FleetCopy.EnforcedKeys(stored.values[0]).keys.map { JSONKey($0) }
+    while listed != keys {
+      keys = listed
+      stored = file.storedValues([list] + keys)
+      listed = FleetCopy.EnforcedKeys(stored.values[0]).keys.map { JSONKey($0) }
+    }
+    guard !keys.isEmpty, trustProblem(of: stored.identity) == nil else { return [:] }
+    var values: [JSONKey: JSONValue] = [:]
+    for (key, value) in zip(keys, stored.values.dropFirst()) {
+      if let value { values[key] = value }
+    }
+    return values
   }
 
   /// Why the copy may not enforce keys now, or nil when it may.
@@ -125,11 +152,10 @@ final class FleetLayer: Sendable {
   /// What the copy says of itself, or nil when there is no copy, or it does not describe itself.
   var status: FleetCopyStatus? {
     guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
-    let enforced = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey)))
     let follower = follower(metadata)
     return FleetCopyStatus(
-      url: url, metadata: metadata, keys: file.keys.filter { !$0.hasPrefix("$") },
-      enforcedKeys: enforced.map(\.text), isFollowed: follower.isFollowed, lastSeen: follower.lastSeen,
+      url: url, metadata: metadata, keys: file.keys.filter { !FleetCopy.isReserved($0) },
+      enforcedKeys: listed.keys, isFollowed: follower.isFollowed, lastSeen: follower.lastSeen,
       isTrusted: isTrusted)
   }
 
@@ -151,20 +177,28 @@ final class FleetLayer: Sendable {
     if metadata.state == .unreachable {
       return .fleetUnreachable(url, since: metadata.since, reason: metadata.reason ?? "no member answered")
     }
-    if !FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).isEmpty, let trustProblem {
+    if !listed.keys.isEmpty, let trustProblem {
       return .untrustedFleetCopy(url, reason: trustProblem)
     }
     return nil
   }
 
-  /// Tells the copy's error streams its problem, if it has one that was not told last.
+  /// What is wrong with the copy's `"$enforced"`: entries that are not keys (which are ignored), or nil.
+  var enforcementProblem: SettingsError? {
+    listed.problem.map { .invalidEnforcement(url, reason: $0) }
+  }
+
+  /// Every problem of the copy now: ``problem``, and ``enforcementProblem``.
+  var problems: [SettingsError] { [problem, enforcementProblem].compactMap(\.self) }
+
+  /// Tells the copy's error streams its problems, each that was not told last.
   func tellProblem() {
-    let problem = problem
-    let changed = told.withLock { told in
-      defer { told = problem }
-      return told != problem
+    let problems = problems
+    let new = told.withLock { told in
+      defer { told = problems }
+      return problems.filter { !told.contains($0) }
     }
-    if changed, let problem { file.report(problem) }
+    for problem in new { file.report(problem) }
   }
 
   /// A reference to the layer that does not keep it alive, for its liveness watch.

@@ -81,9 +81,9 @@ package final class FleetCopyWriter: Sendable {
   package var current: (metadata: FleetCopy.Metadata?, values: [String: JSONValue], enforced: [String]) {
     file.refreshUnlessWatched()
     var values: [String: JSONValue] = [:]
-    for (key, value) in file.values where !key.text.hasPrefix("$") { values[key.text] = value }
-    let enforced = FleetCopy.enforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).map(\.text)
-    return (FleetCopy.Metadata(file.storedValue(JSONKey(FleetCopy.metadataKey))), values, enforced.sorted())
+    for (key, value) in file.values where !FleetCopy.isReserved(key.text) { values[key.text] = value }
+    let enforced = FleetCopy.EnforcedKeys(file.storedValue(JSONKey(FleetCopy.enforcedKey))).keys
+    return (FleetCopy.Metadata(file.storedValue(JSONKey(FleetCopy.metadataKey))), values, enforced)
   }
 
   /// Makes the copy hold exactly `values` (in this order for keys it does not hold yet), `enforced` and `metadata`,
@@ -108,7 +108,9 @@ package final class FleetCopyWriter: Sendable {
           document = SettingsDocument()
         }
         document[FleetCopy.metadataKey] = metadata.json
-        for key in document.keys where !key.hasPrefix("$") && !kept.contains(JSONKey(key)) { document[key] = nil }
+        for key in document.keys where !FleetCopy.isReserved(key) && !kept.contains(JSONKey(key)) {
+          document[key] = nil
+        }
         for (key, value, text) in values where document[key] != value {
           if let text { document.set(value, writtenAs: text, forKey: key) } else { document[key] = value }
         }

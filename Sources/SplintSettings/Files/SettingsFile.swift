@@ -48,8 +48,8 @@ final class SettingsFile: WatchedFile {
   /// Where this file's reloads run, one at a time, so that a reload waiting for a write of this file (which may
   /// itself wait for another process's lock) holds up no other file's.
   private let reloads = DispatchQueue(label: "splint.settings.file", target: .global(qos: .userInitiated))
-  /// How stores use this file: 1 as a user's file, 2 as a system layer (both bits when both). A file used only as a
-  /// system layer reports its problems with the remedies for one.
+  /// How stores use this file (the raw value of its ``Roles``): a file used only as a system layer reports its
+  /// problems with the remedies for one.
   private let roles = Atomic<UInt8>(0)
   /// Whether a reload is queued and has not started yet; more news of a change then need not queue another.
   private let reloadQueued = Mutex(false)
@@ -98,7 +98,7 @@ final class SettingsFile: WatchedFile {
     var identity: FileIdentity?
     var nextID: UInt64 = 0
     var observers: [JSONKey: [UInt64: Observer]] = [:]
-    var changeStreams: [UInt64: AsyncStream<Set<JSONKey>>.Continuation] = [:]
+    var changeStreams: [UInt64: ChangeStream] = [:]
     /// Told of each change after the locks are released: the stores that use this file as a system layer, which
     /// look at other files before they announce a change.
     var changeObservers: [UInt64: @Sendable (Set<JSONKey>) -> Void] = [:]
@@ -119,6 +119,13 @@ final class SettingsFile: WatchedFile {
     /// Stored values that do not decode as a setting on them expects (``SettingsError/undecodableValue(key:expected:reason:)``),
     /// by key and expected type, which a new error stream hears after the file's problems, until they decode.
     var undecodable: [Expectation: SettingsError] = [:]
+  }
+
+  /// A stream that hears each change from inside it, and which of the changed keys it is told (all, without a
+  /// filter).
+  private struct ChangeStream {
+    let continuation: AsyncStream<Set<JSONKey>>.Continuation
+    let filter: (@Sendable (Set<JSONKey>) -> Set<JSONKey>)?
   }
 
   /// A key, and the type a setting on it expects.
@@ -177,15 +184,24 @@ final class SettingsFile: WatchedFile {
       registry[key] = WeakFile(file: file)
       return file
     }
-    file.roles.bitwiseOr(asSystemLayer ? 2 : 1, ordering: .relaxed)
+    file.roles.bitwiseOr((asSystemLayer ? Roles.systemLayer : .usersFile).rawValue, ordering: .relaxed)
     file.maximumFileSize.max(options.maximumFileSize, ordering: .relaxed)
     file.lockTimeout.max(options.lockTimeout.nanoseconds, ordering: .relaxed)
     file.pollInterval.min(max(options.pollInterval.nanoseconds, 1_000_000), ordering: .relaxed)
     return file
   }
 
+  /// How stores use a file: as a user's file, as a system layer, or, when stores differ, both.
+  struct Roles: OptionSet {
+    let rawValue: UInt8
+    /// A store's own file, which its writes change.
+    static let usersFile = Roles(rawValue: 1)
+    /// A layer of system-wide defaults below a user's file, which no store writes.
+    static let systemLayer = Roles(rawValue: 2)
+  }
+
   /// Whether every store on this file uses it as a system layer, which is never written.
-  private var isSystemLayer: Bool { roles.load(ordering: .relaxed) == 2 }
+  private var isSystemLayer: Bool { Roles(rawValue: roles.load(ordering: .relaxed)) == .systemLayer }
 
   /// Touches nothing on disk: the file is read at the first read, write or ``startWatching()``.
   private init(path: String, key: String, syncsToDisk: Bool) {
@@ -579,7 +595,10 @@ final class SettingsFile: WatchedFile {
       shared.values = values
       shared.version += 1
       published.store(shared.version, ordering: .releasing)
-      for stream in shared.changeStreams.values { stream.yield(changed) }
+      for stream in shared.changeStreams.values {
+        let told = stream.filter.map { $0(changed) } ?? changed
+        if !told.isEmpty { stream.continuation.yield(told) }
+      }
       // In the keys' order, so that what observers hear does not change from run to run.
       let calls = changed.sorted().flatMap { key in
         (shared.observers[key] ?? [:]).sorted { $0.key < $1.key }.map { ($0.value, values[key]) }
@@ -681,7 +700,7 @@ final class SettingsFile: WatchedFile {
   /// Now in UTC, to the millisecond, without colons (which some tools take for a host name in a path):
   /// `2026-11-22T101500.123Z`.
   private static func timestamp() -> String {
-    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()).replacing(":", with: "")
+    Date().isoTimestamp.replacing(":", with: "")
   }
 
   // MARK: - Observing
@@ -721,10 +740,15 @@ final class SettingsFile: WatchedFile {
 
   /// Yields the set of keys that changed to `continuation`, once per change, from inside the change (so in order).
   ///
+  /// - Parameter filter: Which of the keys that changed to yield (nothing is yielded when it keeps none); called
+  ///   inside the change, under this file's lock, so it must take no other file's.
   /// - Returns: The identifier that ``stopTelling(_:)`` takes.
-  func tellChanges(to continuation: AsyncStream<Set<JSONKey>>.Continuation) -> UInt64 {
+  func tellChanges(
+    to continuation: AsyncStream<Set<JSONKey>>.Continuation,
+    filter: (@Sendable (Set<JSONKey>) -> Set<JSONKey>)? = nil
+  ) -> UInt64 {
     let id = makeObserverID()
-    shared.withLock { $0.changeStreams[id] = continuation }
+    shared.withLock { $0.changeStreams[id] = ChangeStream(continuation: continuation, filter: filter) }
     return id
   }
 

@@ -1,0 +1,122 @@
+import Glibc
+
+#if canImport(FoundationEssentials)
+  package import FoundationEssentials
+#else
+  package import Foundation
+#endif
+
+extension FleetCopy {
+  /// The `"$fleet"` member: where the values come from and how the follower fares. Written by the follower, read by
+  /// every store.
+  package struct Metadata: Sendable, Hashable {
+    /// The engine the values come from: "etcd".
+    package var engine: String
+    /// The cluster's identity (etcd's cluster ID): a restored or rebuilt cluster has another, and its revisions
+    /// start again.
+    package var cluster: String
+    /// The revision of the cluster the values are as of.
+    package var revision: Int64
+    /// The addresses the follower reaches the cluster at.
+    package var endpoints: [String]
+    /// The key prefix the suite's values are under, in the cluster.
+    package var prefix: String
+    /// Keys the cluster holds under the prefix that are not in the copy, and why (not JSON, too large, reserved).
+    package var skipped: [String: String]
+    /// How many more keys are left out than `skipped` lists (it lists a bounded number).
+    package var skippedMore: Int
+    /// The follower's host name, process ID and user.
+    package var host: String
+    package var processID: Int32
+    package var user: String
+    /// What the follower is doing: following, unreachable (the cluster is lost), stopped (it ended).
+    package var state: FleetCopyStatus.State
+    /// Since when it has been in that state.
+    package var since: Date
+    /// Why it is unreachable, in words.
+    package var reason: String?
+    /// When the copy was last written.
+    package var written: Date
+
+    package init(
+      engine: String, cluster: String, revision: Int64, endpoints: [String], prefix: String,
+      skipped: [String: String] = [:], skippedMore: Int = 0, state: FleetCopyStatus.State, since: Date,
+      reason: String? = nil,
+      written: Date = Date()
+    ) {
+      self.engine = engine
+      self.cluster = cluster
+      self.revision = revision
+      self.endpoints = endpoints
+      self.prefix = prefix
+      self.skipped = skipped
+      self.skippedMore = skippedMore
+      host = ProcessInfo.processInfo.hostName
+      processID = getpid()
+      user = Users.name(geteuid())
+      self.state = state
+      self.since = since
+      self.reason = reason
+      self.written = written
+    }
+
+    /// The member's JSON.
+    package var json: JSONValue {
+      var object: [JSONKey: JSONValue] = [
+        "engine": .string(engine), "cluster": .string(cluster), "revision": .int(Int(revision)),
+        "endpoints": .array(endpoints.map(JSONValue.string)), "prefix": .string(prefix),
+        "host": .string(host), "pid": .int(Int(processID)), "user": .string(user),
+        "state": .string(state.rawValue), "since": .string(since.isoTimestamp),
+        "written": .string(written.isoTimestamp),
+      ]
+      if !skipped.isEmpty {
+        object["skipped"] = .object(Dictionary(uniqueKeysWithValues: skipped.map { (JSONKey($0), .string($1)) }))
+      }
+      if skippedMore > 0 { object["skippedMore"] = .int(skippedMore) }
+      if let reason { object["reason"] = .string(reason) }
+      return .object(object)
+    }
+
+    /// What a copy's member holds, or nil when it is not a description of a copy (a copy written by hand, or by
+    /// something else).
+    package init?(_ json: JSONValue?) {
+      guard case .object(let object)? = json, case .string(let engine)? = object["engine"],
+        case .string(let cluster)? = object["cluster"], case .int(let revision)? = object["revision"],
+        case .string(let stateName)? = object["state"], let state = FleetCopyStatus.State(rawValue: stateName),
+        case .string(let sinceText)? = object["since"], let since = Date.parseISOTimestamp(sinceText)
+      else { return nil }
+      self.engine = engine
+      self.cluster = cluster
+      self.revision = Int64(revision)
+      self.state = state
+      self.since = since
+      if case .array(let endpoints)? = object["endpoints"] {
+        self.endpoints = endpoints.compactMap { if case .string(let text) = $0 { text } else { nil } }
+      } else {
+        endpoints = []
+      }
+      if case .string(let prefix)? = object["prefix"] { self.prefix = prefix } else { prefix = "" }
+      if case .object(let skipped)? = object["skipped"] {
+        self.skipped = Dictionary(
+          skipped.compactMap { key, value in if case .string(let text) = value { (key.text, text) } else { nil } },
+          uniquingKeysWith: { first, _ in first })
+      } else {
+        skipped = [:]
+      }
+      if case .int(let more)? = object["skippedMore"] { skippedMore = max(more, 0) } else { skippedMore = 0 }
+      if case .string(let host)? = object["host"] { self.host = host } else { host = "" }
+      if case .int(let processID)? = object["pid"] {
+        self.processID = Int32(clamping: processID)
+      } else {
+        processID = 0
+      }
+      if case .string(let user)? = object["user"] { self.user = user } else { user = "" }
+      if case .string(let reason)? = object["reason"] { self.reason = reason } else { reason = nil }
+      if case .string(let text)? = object["written"], let written = Date.parseISOTimestamp(text) {
+        self.written = written
+      } else {
+        written = since
+      }
+    }
+  }
+}
