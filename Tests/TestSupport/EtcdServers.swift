@@ -190,8 +190,9 @@ public final class LocalEtcd: Sendable {
   }
 
   /// Stops `member` with SIGSTOP: it keeps its sockets (the kernel still accepts connections) but answers nothing.
+  /// Returns once every thread of it is stopped (``RunningProgram/pause()``).
   public func pause(_ member: Member) {
-    processes.withLock { $0[member.name] }?.send(SIGSTOP)
+    processes.withLock { $0[member.name] }?.pause()
   }
 
   /// Resumes a member ``pause(_:)`` stopped.

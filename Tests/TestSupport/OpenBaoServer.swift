@@ -262,15 +262,8 @@ public final class OpenBaoServer: Sendable {
   }
 
   /// Stops the server (SIGSTOP): its port still takes connections, which the kernel answers, and nothing more.
-  /// Returns once every thread of it has stopped (`/proc/PID/stat` says `T`).
-  public func pause() {
-    program.send(SIGSTOP)
-    for _ in 0..<2_000 {
-      let stat = (try? String(contentsOfFile: "/proc/\(program.pid)/stat", encoding: .utf8)) ?? ""
-      if stat.split(separator: ")").last?.split(separator: " ").first == "T" { return }
-      usleep(1_000)
-    }
-  }
+  /// Returns once every thread of it has stopped (``RunningProgram/pause()``).
+  public func pause() { program.pause() }
 
   /// Lets a paused server go on.
   public func resume() { program.send(SIGCONT) }

@@ -80,6 +80,27 @@ public final class RunningProgram: Sendable {
     signaller.send(signal)
   }
 
+  /// Stops the program (SIGSTOP), and returns once every thread of it is stopped (state T in
+  /// `/proc/PID/task/TID/stat`), or after 30 s: a thread stops only when it next runs, and on a busy machine a server
+  /// can answer a request sent after the signal. For a program started without `timeout(1)` in between.
+  public func pause() {
+    send(SIGSTOP)
+    let deadline = Date().addingTimeInterval(30)
+    while !isStopped, Date() < deadline { usleep(1_000) }
+  }
+
+  /// Whether every thread of the program is stopped, or it is gone.
+  private var isStopped: Bool {
+    let tasks = "/proc/\(pid)/task"
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return true }
+    return threads.allSatisfy { thread in
+      guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+        let end = stat.range(of: ") ", options: .backwards)
+      else { return true }  // a thread that ended
+      return stat[end.upperBound...].hasPrefix("T") || stat[end.upperBound...].hasPrefix("t")
+    }
+  }
+
   /// Kills the program and lets it be reaped in the background, where ``wait()`` cannot be awaited (a `defer`).
   public func kill() {
     signaller.send(SIGKILL)
