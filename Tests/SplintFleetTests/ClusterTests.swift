@@ -59,7 +59,10 @@
       try machine.start()
       try await etcd.put("/splint/app/mode", #""before""#)
       #expect(await machine.waitFor("mode", "before"))
-      // The member the follower watches: the one its last "following" line names.
+      // The member the follower watches: the one its last "following" line names. The copy can hold the value before
+      // that line is told (a first read writes it, and the line follows once the watch has started), so wait for it.
+      let told = await eventually { machine.events.contains { $0.hasPrefix("following") } }
+      #expect(told, "the follower told no member it follows: \(machine.events)")
       let following = machine.events.filter { $0.hasPrefix("following") }.last ?? ""
       let watched = try #require(etcd.members.first { following.contains($0.endpoint) })
       etcd.pause(watched)
