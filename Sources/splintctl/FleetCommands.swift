@@ -24,7 +24,7 @@
   struct FleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "fleet",
-      abstract: "Settings for a fleet: follow an etcd cluster into this machine's copy, and change its values.",
+      abstract: fleetAbstract,
       discussion: """
         Each setting of a suite is the etcd key /splint/<suite>/<key>, holding its JSON text; \
         /splint/<suite>/$enforced lists the keys the fleet enforces. `fleet follow` keeps this machine's copy of \

@@ -1,6 +1,10 @@
 // The `fleet` command of a build without the SplintFleet trait, and the forwarding of the fleet's commands (and of
 // `secret` with the vault store) to the build that has it, `splintctl-fleet`. The build with the trait has the
 // commands themselves (FleetCommands.swift).
+
+/// What `splintctl fleet` says of itself in its help, the same in either build.
+let fleetAbstract = "Settings for a fleet: follow an etcd cluster into this machine's copy, and change its values."
+
 #if !SplintFleet
   import ArgumentParser
   import SplintSecrets
@@ -15,7 +19,7 @@
   struct FleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "fleet",
-      abstract: "Settings for a fleet: follow an etcd cluster into this machine's copy, and change its values.",
+      abstract: fleetAbstract,
       discussion: "`splintctl fleet --help` lists the commands (they run the build of splintctl that has them).")
 
     func run() throws { FleetForwarding.forward(["fleet"]) }
