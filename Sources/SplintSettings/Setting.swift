@@ -189,7 +189,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     let enforced = store.layers.enforcement(of: key)
     let layers = files.map { $0.storedValueAndVersion(JSONKey(key)) }
     var current: Value?
-    if let json = store.layers.resolve(key, enforced: enforced, value: { index, _ in layers[index].value })?.value {
+    if let json = store.layers.value(of: key, enforced: enforced, value: { index, _ in layers[index].value }) {
       current = try? Value(jsonValue: json)
     } else {
       current = defaultValue
@@ -228,7 +228,7 @@ public final class Setting<Value: SettingValue>: Observable, Sendable {
     let outcome = state.withLock { state -> ApplyOutcome in
       guard change(&state) else { return .decoded(changed: false, again: false) }
       var decoded = defaultValue
-      if let json = layers.resolve(key, enforced: enforced, value: { index, _ in state.layers[index].json })?.value {
+      if let json = layers.value(of: key, enforced: enforced, value: { index, _ in state.layers[index].json }) {
         do {
           decoded = try Value(jsonValue: json)
         } catch {

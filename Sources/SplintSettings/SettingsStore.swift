@@ -235,7 +235,7 @@ public final class SettingsStore: Sendable {
   /// first fleet copy's that holds it, else the first system file's, else nil (a ``Setting`` then reads its
   /// default).
   public func value(forKey key: String) -> JSONValue? {
-    layers.resolve(key)?.value
+    layers.value(of: key)
   }
 
   /// ``value(forKey:)`` as JSON text, pretty (as ``JSONValue/prettyDescription`` writes it), but with every number a
