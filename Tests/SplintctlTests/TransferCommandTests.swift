@@ -195,7 +195,8 @@ struct TransferCommandTests {
       #expect(try await splintctl("import", "--file", file, input: input).status == 0)
       #expect(try await splintctl("reset", "--file", file, "scratch").lines == ["scratch"])
     }
-    try await splintctl("set", "--file", file, "stop", "true")
+    let stop = try await splintctl("set", "--file", file, "stop", "true")
+    #expect(stop.status == 0, "\(stop)")
     let output = await writer.wait()
     #expect(output.status == 0)
     let increments = try #require(output.lines.last.flatMap { Int($0) })
