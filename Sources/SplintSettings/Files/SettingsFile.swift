@@ -315,8 +315,9 @@ final class SettingsFile: WatchedFile {
     shared.withLock { shared in (keys.map { shared.values[$0] }, shared.identity) }
   }
 
-  /// ``snapshotVersion`` without taking a lock (one atomic load): published as soon as a change is adopted, before
-  /// any observer hears of it, so that a reader may tell that news is on its way.
+  /// The version of the content in use (it grows with every change adopted), without taking a lock (one atomic
+  /// load): published as soon as a change is adopted, before any observer hears of it, so that a reader may tell
+  /// that news is on its way.
   var publishedVersion: UInt64 { published.load(ordering: .acquiring) }
 
   /// The value in memory for `key`, and the version of the content it is from, without looking at the file.
