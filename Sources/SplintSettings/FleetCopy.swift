@@ -405,8 +405,9 @@ public struct FleetCopyStatus: Sendable, Hashable {
   /// Whether a follower process holds the copy now. False when its follower ended or died: the values are the
   /// last it wrote.
   public let isFollowed: Bool
-  /// When a follower was last seen keeping the copy: while one does, within a few seconds of now (it tells so
-  /// every ``FleetFollower``-check interval); once it stopped, when it stopped; once it died, its last sign of life.
+  /// When a follower was last seen keeping the copy: while one does, within a few seconds of now (it says so at
+  /// every check of SplintFleet's `FleetFollower`); once it stopped, when it stopped; once it died, its last sign
+  /// of life.
   public let lastSeen: Date
   /// Whether the copy may enforce keys: a system copy that only root and the follower's system user can have
   /// written.
