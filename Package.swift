@@ -15,6 +15,8 @@ let fleetClient: [Target.Dependency] = [
   // For NIOConnectionError, whose parts a failed connection's cause is read from.
   .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["SplintFleet"])),
   .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["SplintFleet"])),
+  // HMAC-SHA256, for a machine's name derived from its machine ID (async-http-client builds it already).
+  .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SplintFleet"])),
 ]
 
 let package = Package(
@@ -63,6 +65,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     // Only its core: none of its traits (JSON, Reloading, ...) unless our benchmarks trait asks for them.
     .package(
       url: "https://github.com/apple/swift-configuration", from: "1.4.0",

@@ -1,6 +1,12 @@
 #if SplintFleet
   package import SplintSettings
 
+  #if canImport(FoundationEssentials)
+    package import FoundationEssentials
+  #else
+    package import Foundation
+  #endif
+
   /// Why following a fleet's settings, or changing them, failed, and what to do about it.
   ///
   /// A struct rather than an enum, so that a new situation (a new engine brings some) can come in a minor release:
@@ -29,6 +35,7 @@
       case conflict(key: String)
       case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
       case revisionNotKept(suite: String, revision: Int64, reason: String)
+      case machineInUse(machine: String, host: String, since: Date)
       case cancelled
     }
 
@@ -100,6 +107,8 @@
       /// What a suite held at a revision is no longer known: etcd compacted its history past it, and the records of
       /// changes do not reach it.
       public static let revisionNotKept = Code("revisionNotKept")
+      /// Another follower, alive, reports under this machine's name.
+      public static let machineInUse = Code("machineInUse")
       /// The task was cancelled.
       public static let cancelled = Code("cancelled")
     }
@@ -127,6 +136,7 @@
       case .conflict: .conflict
       case .transactionTooLarge: .transactionTooLarge
       case .revisionNotKept: .revisionNotKept
+      case .machineInUse: .machineInUse
       case .cancelled: .cancelled
       }
     }
@@ -140,7 +150,7 @@
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
         .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed,
         .transactionTooLarge,
-        .revisionNotKept, .cancelled:
+        .revisionNotKept, .machineInUse, .cancelled:
         false
       }
     }
@@ -155,7 +165,7 @@
         .copyFailed, .cancelled:
         true
       case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
-        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept:
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept, .machineInUse:
         false
       }
     }
@@ -305,6 +315,14 @@
           """
           Give a revision etcd still holds, or one the records of changes reach (`splintctl fleet history --suite \
           \(suite)` shows both).
+          """
+        )
+      case .machineInUse(let machine, let host, let since):
+        return (
+          "Another follower, alive, reports as the machine \(machine) (on the host \(host), since \(since.timestampText)).",
+          """
+          This follower goes on following, and does not report. Give each machine a name of its own (--machine, in \
+          /etc/splint/fleet.conf for the service); a follower that died is replaced once its lease expires.
           """
         )
       case .cancelled:

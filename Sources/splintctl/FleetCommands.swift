@@ -149,7 +149,7 @@
       case .invalidConfiguration, .insecureEndpoint, .notJSON, .reservedKey:
         ExitStatus.usage
       case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .keyTooLong,
-        .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .cancelled:
+        .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .machineInUse, .cancelled:
         ExitStatus.failure
       case .conflict:
         ExitStatus.tryAgain
@@ -186,11 +186,21 @@
         not verify) is waited for, or another member tried; only a configuration the operator must fix ends it, \
         with exit status 78 (a refused or unreadable password, a role that may not read the prefix, a copy that \
         cannot be kept): splint-fleet.service starts it again (Restart=on-failure). Stopped (SIGTERM, SIGINT), it \
-        exits 0. A second follower of the same copy waits, and takes over when the first ends.
+        exits 0. A second follower of the same copy waits, and takes over when the first ends. It reports to the \
+        cluster what each copy holds, as this machine (/splint.machines/<machine>/reports/<suite>), and that the \
+        machine is alive (/splint.machines/<machine>/alive, on a lease of 15 s); a follower that cannot report goes \
+        on following, and says why.
         """)
 
     @Option(name: .customLong("suite"), help: "A suite to follow; give --suite once for each.")
     var suites: [String] = []
+
+    @Option(
+      help: """
+        The name this machine reports as: by default its host name and 8 hex digits derived from /etc/machine-id \
+        (machines cloned from one image differ once each has its own machine ID).
+        """)
+    var machine: String?
 
     @OptionGroup var cluster: ClusterOptions
 
@@ -205,7 +215,12 @@
           "splintctl fleet follow: the endpoints of \(endpoints.source): \(cluster.endpoints.joined(separator: ", "))")
       }
       let follower = try await endpoints.reporting { () throws(FleetError) in
-        try FleetFollower(suites: suites, cluster: cluster) { event in
+        try FleetFollower(
+          suites: suites, cluster: cluster,
+          machine: try machine.map { name throws(FleetError) in
+            try FleetMachine(name: name)
+          }
+        ) { event in
           Output.error("splintctl fleet follow: \(event)")
         }
       }

@@ -10,9 +10,8 @@ import SplintSystemCalls
 
 @main
 struct Splintctl: ParsableCommand {
-  /// The version of Splint for Linux this is, as `splintctl --version` prints it: the newest release in
-  /// CHANGELOG.md (a test checks that they agree). Semantic versioning; the README says what is public API.
-  static let version = "0.1.0"
+  /// The version of Splint for Linux this is, as `splintctl --version` prints it (see `SplintVersion`).
+  static let version = SplintVersion.current
 
   static let configuration = CommandConfiguration(
     commandName: "splintctl",

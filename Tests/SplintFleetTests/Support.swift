@@ -14,6 +14,8 @@
     let cluster: EtcdCluster
     let suites: [String]
     let options: FleetFollower.Options
+    /// The name the follower reports as: one of its own unless given, as each machine of a fleet has.
+    let name: String
     /// What the follower told, in order.
     private let told = Mutex<[String]>([])
 
@@ -24,12 +26,13 @@
     private let ended = Mutex<FleetError??>(nil)
 
     init(
-      following suites: [String] = ["app"], cluster: EtcdCluster,
+      following suites: [String] = ["app"], cluster: EtcdCluster, machine: String? = nil,
       options: FleetFollower.Options = FleetFollower.Options()
     ) {
       self.suites = suites
       self.cluster = cluster
       self.options = options
+      name = machine ?? "test-" + UUID().uuidString.prefix(8).lowercased()
     }
 
     /// The directory the copies are in.
@@ -47,7 +50,7 @@
     @discardableResult
     func start() throws -> FleetFollower {
       let follower = try FleetFollower(
-        suites: suites, cluster: cluster, directory: directory, options: options
+        suites: suites, cluster: cluster, directory: directory, machine: try FleetMachine(name: name), options: options
       ) { [weak self] event in self?.told.withLock { $0.append(event.description) } }
       ended.withLock { $0 = nil }
       let task = Task { [weak self] () async -> FleetError? in

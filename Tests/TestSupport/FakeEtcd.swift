@@ -12,9 +12,9 @@ import Glibc
 /// - `store`: the suite holds the keys of ``Key``s given, and the watch, once made, says nothing more. A range honours
 ///   `limit` (with `more`), `revision`, `keys_only` and `count_only`, as etcd does.
 /// - `proxy`: every request is passed to the member at `upstream` and its answer back, but for the requests the
-///   faults name, each meeting the request it is written for: every watch the next `watch-` fault, every other one of
-///   the other requests the next other fault (so that the follower gets on between two); once the faults are used
-///   up, everything is passed.
+///   faults name, each meeting the request it is written for among those a follower follows with (its reports, on
+///   leases, puts and transactions, are passed): every watch the next `watch-` fault, every other range the next
+///   other fault (so that the follower gets on between two); once the faults are used up, everything is passed.
 ///
 /// What it answered with each fault is printed a line each (`fault NAME`), as it answers.
 public final class FakeEtcd: Sendable {
@@ -97,6 +97,7 @@ public final class FakeEtcd: Sendable {
     CLUSTER = "4242"
     REVISION = 7 if store else 1
     requests = 0
+    ranges = 0
     sent = 0
 
     def b64(b): return base64.b64encode(b).decode()
@@ -218,21 +219,23 @@ public final class FakeEtcd: Sendable {
         writer.close()
 
     async def handle(reader, writer):
-        global requests
+        global requests, ranges
         try:
             while (request := await read_request(reader)) is not None:
                 method, path, headers, body = request
                 requests += 1
                 if scenario == "proxy":
                     # Each fault meets what it is written for: every watch meets the next of a watch's faults, and
-                    # every other one of the other requests the next of the others.
+                    # every other range the next of the others.
                     watch = path == "/v3/watch"
-                    kind = [f for f in faults if f.startswith("watch-") == watch]
-                    if kind and (watch or requests % 2 == 1):
-                        faults.remove(kind[0])
-                        await fault(kind[0], writer, path)
-                        if writer.is_closing(): return
-                        continue
+                    if watch or path == "/v3/kv/range":
+                        ranges += 0 if watch else 1
+                        kind = [f for f in faults if f.startswith("watch-") == watch]
+                        if kind and (watch or ranges % 2 == 1):
+                            faults.remove(kind[0])
+                            await fault(kind[0], writer, path)
+                            if writer.is_closing(): return
+                            continue
                     return await proxy(method, path, headers, body, writer)
                 parsed = json.loads(body or b"{}")
                 if path == "/v3/kv/range": await serve_range(writer, parsed)

@@ -134,9 +134,11 @@
     let key: EtcdBytes
     let value: EtcdBytes
     var prevKV: Bool?
+    /// The lease the key is tied to (deleted with it), as the gateway takes int64s: text.
+    var lease: String? = nil
 
     enum CodingKeys: String, CodingKey {
-      case key, value
+      case key, value, lease
       case prevKV = "prev_kv"
     }
   }
@@ -235,6 +237,8 @@
 
     let compare: [Compare]
     let success: [Operation]
+    /// What is done when a comparison does not hold.
+    var failure: [Operation]? = nil
   }
 
   /// `POST /v3/kv/txn`'s response: whether the comparisons held, and each operation's answer.

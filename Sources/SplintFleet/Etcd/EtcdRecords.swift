@@ -80,7 +80,7 @@
 
       /// This process, now, writing as `etcdUser` with `command`.
       static func current(etcdUser: String?, command: String) -> Author {
-        Author(user: currentUser, host: hostName, etcdUser: etcdUser, command: command, time: Date())
+        Author(user: currentUser, host: FleetMachine.hostName, etcdUser: etcdUser, command: command, time: Date())
       }
 
       /// The name of the process's real user, and who ran sudo when it is root through sudo.
@@ -94,15 +94,6 @@
           ? entry.pw_name.map { String(cString: $0) } ?? "user \(user)" : "user \(user)"
         guard user == 0, let sudo = SystemCall.environment("SUDO_USER"), !sudo.isEmpty else { return name }
         return "\(name) (sudo by \(sudo))"
-      }
-
-      /// The machine's host name, as gethostname(2) gives it (no lookup in DNS).
-      private static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else {
-          return "unknown"  // coverage:ignore — gethostname(2) fails only for a buffer too small
-        }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       }
     }
 

@@ -11,6 +11,8 @@
   /// | `/splint/<suite>/<key>` | a setting's JSON text |
   /// | `/splint/<suite>/$enforced` | the keys the fleet enforces |
   /// | `/splint.history/<suite>/<sequence>` | a record of one change: its keys' old and new values, and who made it |
+  /// | `/splint.machines/<machine>/alive` | that the machine's follower is alive: on a lease it keeps alive |
+  /// | `/splint.machines/<machine>/reports/<suite>` | what the machine's copy of the suite holds (``FleetReport``) |
   ///
   /// A follower watches one key range, from its first suite's prefix to past its last, and any key under the prefix
   /// could be a suite's: the fleet's own keys therefore live outside the prefix, in a sibling named by the prefix
@@ -70,6 +72,35 @@
             """))
       }
       return String(prefix.dropLast()) + "." + name + "/"
+    }
+
+    /// The prefix of the keys the fleet keeps of its machines: `/splint.machines/` for the prefix `/splint/`.
+    ///
+    /// - Throws: ``FleetError/Code/invalidConfiguration`` when the prefix does not end with `/`.
+    public var machinesPrefix: String {
+      get throws(FleetError) { try areaPrefix("machines") }
+    }
+
+    /// The prefix of `machine`'s keys (its presence and its reports), which a role may confine its writes to:
+    /// `/splint.machines/<machine>/`.
+    ///
+    /// - Throws: ``FleetError/Code/invalidConfiguration`` when the prefix does not end with `/`.
+    public func machinePrefix(of machine: FleetMachine) throws(FleetError) -> String {
+      try machinesPrefix + machine.name + "/"
+    }
+
+    /// The key that says `machine`'s follower is alive: `/splint.machines/<machine>/alive`.
+    func presenceKey(of machine: FleetMachine) throws(FleetError) -> String {
+      try machinePrefix(of: machine) + "alive"
+    }
+
+    /// The key of `machine`'s report of `suite`: `/splint.machines/<machine>/reports/<suite>`.
+    ///
+    /// - Throws: ``FleetError/Code/invalidConfiguration`` for a suite that is not a name, or a prefix that does not
+    ///   end with `/`.
+    func reportKey(of machine: FleetMachine, suite: String) throws(FleetError) -> String {
+      _ = try settingsPrefix(ofSuite: suite)
+      return try machinePrefix(of: machine) + "reports/" + suite
     }
 
     /// The key of `suite`'s record number `sequence`: its history prefix and the number in 20 digits, so that keys

@@ -37,6 +37,8 @@
       var skippedMore = 0
       /// Whether the copy on disk lags behind (a write failed, or there are changes to write).
       var unwritten = false
+      /// The revision of the last write of the copy on disk (0: none yet), and why the last write failed, if it did.
+      var written: (at: FleetRevision?, failure: String?) = (nil, nil)
 
       init(suite: String, writer: FleetCopyWriter, prefix: [UInt8]) {
         self.suite = suite
@@ -103,6 +105,7 @@
           copies[index].values[key] = (value, nil, text.utf8.count)
         }
         copies[index].unwritten = copies[index].at != nil
+        copies[index].written.at = copies[index].at
       }
       // A follower started over a copy that records a lost cluster keeps since when.
       if let recorded, recorded.state == .unreachable {
@@ -207,6 +210,7 @@
       for index in copies.indices where (copies[index].at?.revision ?? 0) < at.revision {
         copies[index].at = at
       }
+      observer?()
     }
 
     /// One key's change, into its suite's copy: a setting (if it is JSON, not reserved, and fits), or what the
@@ -316,11 +320,44 @@
         do {
           try copy.writer.write(values: values, enforced: copy.enforced, metadata: metadata)
           copies[index].unwritten = false
+          copies[index].written = (at, nil)
         } catch {
-          report(.copyFailed(suite: copy.suite, FleetError(.copyFailed(error))))
+          let failure = FleetError(.copyFailed(error))
+          copies[index].written.failure = failure.description
+          report(.copyFailed(suite: copy.suite, failure))
         }
       }
       scheduleSync()
+      observer?()
+    }
+
+    /// What each copy holds, as the follower reports it to the cluster.
+    struct Held: Sendable, Hashable {
+      let suite: String
+      /// The cluster, and the revision through which the copy on disk holds every change of the suite (a progress
+      /// notification's when nothing changed since the copy was written); nil before the first read is written.
+      let at: FleetRevision?
+      let skipped: [String: String]
+      let skippedMore: Int
+      /// Why the copy could not be written, when its last write failed.
+      let failure: String?
+    }
+
+    /// What each copy holds now.
+    var held: [Held] {
+      copies.map { copy in
+        Held(
+          suite: copy.suite, at: copy.unwritten ? copy.written.at : copy.at, skipped: copy.skipped,
+          skippedMore: copy.skippedMore, failure: copy.written.failure)
+      }
+    }
+
+    /// Called after anything ``held`` answers may have changed: set by the follower's reporter.
+    private var observer: (@Sendable () -> Void)?
+
+    /// Calls `observer` after anything ``held`` answers may have changed.
+    func observe(_ observer: @escaping @Sendable () -> Void) {
+      self.observer = observer
     }
 
     /// Makes the copies durable within the sync delay: one fsync of each for however many writes came meanwhile.

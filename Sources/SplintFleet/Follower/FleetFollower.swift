@@ -48,17 +48,27 @@
       /// How soon a change written to a copy is made durable (fsync): within 1 second unless set. Writes in between
       /// are atomic, and a busy cluster costs one fsync a second, not one a change.
       public var syncDelay: Duration
+      /// Whether the follower reports to the cluster what each copy holds, as its machine (``FleetReport``): true
+      /// unless set.
+      public var reports: Bool
+      /// How long the cluster holds the machine's presence after the follower was last heard (its lease's time to
+      /// live, in whole seconds, at least 2): 15 seconds unless set. A follower that died, or was cut off, is gone
+      /// after it; a new leader extends it by its election timeout.
+      public var presenceTimeToLive: Duration
 
       /// The defaults, or the limits given.
       public init(
         maximumValueSize: Int = 64 << 10, maximumCopySize: Int = 4 << 20, checkInterval: Duration = .seconds(3),
-        maximumReconnectDelay: Duration = .seconds(5), syncDelay: Duration = .seconds(1)
+        maximumReconnectDelay: Duration = .seconds(5), syncDelay: Duration = .seconds(1), reports: Bool = true,
+        presenceTimeToLive: Duration = .seconds(15)
       ) {
         self.maximumValueSize = maximumValueSize
         self.maximumCopySize = maximumCopySize
         self.checkInterval = checkInterval
         self.maximumReconnectDelay = maximumReconnectDelay
         self.syncDelay = syncDelay
+        self.reports = reports
+        self.presenceTimeToLive = presenceTimeToLive
       }
     }
 
@@ -83,6 +93,11 @@
       case unreachable(since: Date)
       /// A copy could not be written; it is written again at the next change, or within a second.
       case copyFailed(suite: String, FleetError)
+      /// The follower reports what its copies hold to the cluster, as the machine `machine`.
+      case reporting(machine: String)
+      /// The follower cannot report (`error` says why), and goes on following: told once until reporting works
+      /// again, or fails otherwise.
+      case reportingFailed(FleetError)
 
       /// The event as a log line.
       public var description: String {
@@ -99,6 +114,8 @@
         case .unreachable(let since):
           "the cluster is unreachable since \(since.timestampText); the copies keep their values"
         case .copyFailed(let suite, let error): "\(suite): \(error)"
+        case .reporting(let machine): "reporting to the cluster as the machine \(machine)"
+        case .reportingFailed(let error): "cannot report to the cluster (following goes on): \(error)"
         }
       }
     }
@@ -114,6 +131,10 @@
     /// The key range one watch covers: from the first suite's prefix to past the last's.
     private let range: (key: [UInt8], end: [UInt8])
     private let prefixes: [[UInt8]]
+    /// What reports the copies to the cluster; nil when the options say not to, or the machine has no name.
+    private let reporter: FleetReporter?
+    /// Why the follower cannot report, found as it was made (a machine without a machine ID, and no name given).
+    private let reporterProblem: FleetError?
 
     /// A follower of `suites` in `cluster`, writing their copies in `directory`.
     ///
@@ -123,13 +144,14 @@
     ///   - directory: Where the copies are: by default where `SettingsStore(suite:)` looks for them
     ///     (`$SPLINT_FLEET_DIRECTORY`; `/var/lib/splint-fleet` for root and the `splint-fleet` user; this user's
     ///     `$XDG_STATE_HOME/splint-fleet` otherwise).
+    ///   - machine: The machine the follower reports as: ``FleetMachine/current`` unless given.
     ///   - options: Limits and timings.
     ///   - events: Called with each event, on the follower's task: for a log.
     /// - Throws: ``FleetError/Code/invalidConfiguration`` for no suite, a suite that is not a name, an endpoint
     ///   that is not a URL, or TLS files that cannot be used; ``FleetError/Code/insecureEndpoint``.
     public init(
-      suites: [String], cluster: EtcdCluster, directory: URL? = nil, options: Options = Options(),
-      events: (@Sendable (Event) -> Void)? = nil
+      suites: [String], cluster: EtcdCluster, directory: URL? = nil, machine: FleetMachine? = nil,
+      options: Options = Options(), events: (@Sendable (Event) -> Void)? = nil
     ) throws(FleetError) {
       let suites = Array(Set(suites)).sorted()
       guard !suites.isEmpty else { throw FleetError(.invalidConfiguration("no suite is given to follow (--suite).")) }
@@ -141,10 +163,24 @@
       writers = copyURLs.map { FleetCopyWriter(url: $0) }
       engine = EtcdEngine(gateway: gateway)
       self.options = options
-      report = events ?? { _ in }
+      let told = events ?? { _ in }
+      report = told
       // One watch for every suite: the range from the first prefix to past the last (keys of suites not followed
       // that fall between are passed over).
       range = (prefixes[0], EtcdGateway.rangeEnd(ofPrefix: prefixes[prefixes.count - 1]))
+      var problem: FleetError?
+      var reporter: FleetReporter?
+      if options.reports {
+        do throws(FleetError) {
+          let named: FleetMachine
+          if let machine { named = machine } else { named = try FleetMachine.current }
+          reporter = try FleetReporter(
+            gateway: gateway, machine: named, suites: suites, timeToLive: options.presenceTimeToLive, report: told)
+        } catch {
+          problem = error
+        }
+      }
+      (self.reporter, reporterProblem) = (reporter, problem)
     }
 
     /// Follows the cluster until the task is cancelled: then records in the copies that the follower stopped, and
@@ -162,6 +198,8 @@
         copies: zip(suites, zip(writers, prefixes)).map { .init(suite: $0, writer: $1.0, prefix: $1.1) },
         engine: engine.name, endpoints: engine.endpoints, options: options, report: report)
       await copies.load()
+      if let reporterProblem { report(.reportingFailed(reporterProblem)) }
+      let reporting = Task { [reporter] in await reporter?.run(copies: copies) }
       // Readers see when the follower was last there, whatever the cluster does.
       let interval = options.checkInterval
       let heartbeat = Task {
@@ -174,8 +212,21 @@
         failure = error
       }
       heartbeat.cancel()
+      reporting.cancel()
+      await reporting.value
       let stopped = failure.flatMap { $0.code == .cancelled ? nil : $0 }
       await copies.stop(reason: stopped?.description)
+      if let reporter {
+        // The cluster is told that the follower stopped, within a moment: it may be away.
+        let held = await copies.held
+        let telling = Task { await reporter.stop(holding: held) }
+        let bound = Task {
+          try? await Task.sleep(for: .seconds(2))
+          telling.cancel()
+        }
+        await telling.value
+        bound.cancel()
+      }
       if let stopped { throw stopped }
     }
 

@@ -1,0 +1,110 @@
+#if SplintFleet
+  import Glibc
+  import SplintSettings
+
+  #if canImport(FoundationEssentials)
+    public import FoundationEssentials
+  #else
+    public import Foundation
+  #endif
+
+  /// What one machine's follower reports of one suite: the revision its copy holds, what it left out, and whether it
+  /// can write the copy. Each follower keeps its reports in the cluster, at
+  /// `/splint.machines/<machine>/reports/<suite>` (for the prefix `/splint/`), beside the settings and outside every
+  /// follower's watch.
+  public struct FleetReport: Sendable, Hashable, Codable {
+    /// The machine's name (see ``FleetMachine``).
+    public let machine: String
+    /// The suite.
+    public let suite: String
+    /// The cluster the copy's values are from (etcd's cluster ID); nil before the first read is written.
+    public let cluster: String?
+    /// The revision through which the machine's copy holds every change of the suite (0 before the first read is
+    /// written): a machine holds a change made at revision R once this is R or later.
+    public let revision: Int64
+    /// When the copy came to hold ``revision``, by the machine's clock.
+    public let since: Date
+    /// The keys left out of the copy, and why (at most 100, each name cut to a line's length).
+    public let skipped: [String: String]
+    /// How many more keys were left out than ``skipped`` lists.
+    public let skippedMore: Int
+    /// Why the copy could not be written, when its last write failed: the machine's programs read older values.
+    public let copyFailure: String?
+    /// The follower's process ID, on its machine.
+    public let pid: Int32
+    /// The version of Splint the follower runs.
+    public let version: String
+    /// When the follower stopped (SIGTERM, or its task cancelled); nil while it runs, or when it died (its lease
+    /// then expires, and the machine is gone).
+    public let stopped: Date?
+
+    /// Whether the machine leaves out or fails to write something: ``skipped``, ``skippedMore`` or ``copyFailure``.
+    public var hasProblem: Bool { !skipped.isEmpty || skippedMore > 0 || copyFailure != nil }
+
+    package init(
+      machine: String, suite: String, cluster: String?, revision: Int64, since: Date, skipped: [String: String],
+      skippedMore: Int, copyFailure: String?, pid: Int32, version: String, stopped: Date?
+    ) {
+      self.machine = machine
+      self.suite = suite
+      self.cluster = cluster
+      self.revision = revision
+      self.since = since
+      self.skipped = skipped
+      self.skippedMore = skippedMore
+      self.copyFailure = copyFailure
+      self.pid = pid
+      self.version = version
+      self.stopped = stopped
+    }
+
+    /// The report as the cluster keeps it: JSON, its dates in ISO 8601.
+    var json: [UInt8] {
+      let encoder = JSONEncoder()
+      encoder.dateEncodingStrategy = .iso8601
+      encoder.outputFormatting = .sortedKeys
+      // A report of strings, numbers and dates always encodes.
+      return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// The report a cluster keeps as `bytes`; nil for what is not one.
+    static func decode(_ bytes: [UInt8]) -> FleetReport? {
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .iso8601
+      return try? decoder.decode(FleetReport.self, from: Data(bytes))
+    }
+  }
+
+  /// What the key that says a machine is alive holds: which machine, boot and process holds the name, on a lease the
+  /// follower keeps alive.
+  struct FleetPresence: Sendable, Hashable, Codable {
+    /// The machine's identity (see ``FleetMachine``), its host name, this boot's ID and the follower's process.
+    let identity: String
+    let host: String
+    let boot: String
+    let pid: Int32
+    /// When the follower claimed the name, and the suites it follows.
+    let started: Date
+    let suites: [String]
+
+    var json: [UInt8] {
+      let encoder = JSONEncoder()
+      encoder.dateEncodingStrategy = .iso8601
+      encoder.outputFormatting = .sortedKeys
+      return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    static func decode(_ bytes: [UInt8]) -> FleetPresence? {
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .iso8601
+      return try? decoder.decode(FleetPresence.self, from: Data(bytes))
+    }
+
+    /// Whether this claim is stale, seen from the machine `identity` that booted as `boot`: it is this machine's,
+    /// from an earlier boot, or from a process of this boot that is gone.
+    func isStale(identity: String, boot: String) -> Bool {
+      guard !identity.isEmpty, identity == self.identity else { return false }
+      return boot != self.boot || (kill(pid, 0) != 0 && errno == ESRCH)
+    }
+  }
+#endif

@@ -1,0 +1,163 @@
+#if SplintFleet
+  import Foundation
+  import Synchronization
+  import TestSupport
+  import Testing
+  @testable import SplintFleet
+  import SplintSettings
+
+  @Suite struct MachineNameTests {
+    let scratch = Scratch()
+
+    @Test("a machine's name is its host name and an ID derived from its machine ID as systemd derives it")
+    func derivedAsSystemdDoes() async throws {
+      // `systemd-id128 machine-id --app-specific=5960032c2be54a3d914a0c0e65093eb9` on a machine whose
+      // /etc/machine-id is 3d1219c7c4c5404aaa1f6d2a48adfda4 (Debian 12's systemd 252) printed this.
+      let file = scratch.url("machine-id")
+      try Data("3d1219c7c4c5404aaa1f6d2a48adfda4\n".utf8).write(to: file)
+      let identity = FleetMachine.appSpecificID(machineID: try FleetMachine.machineID(path: file.path))
+      #expect(identity == "de230db1cd19462db347798a7176200d")
+      #expect(FleetMachine.derivedName(hostName: "web-07.example.com", identity: identity) == "web-07-de230db1")
+      // This machine's, where systemd can say it.
+      if (try? FleetMachine.machineID()) != nil,
+        let systemd = try? await Programs.run(
+          ["systemd-id128", "machine-id", "--app-specific=5960032c2be54a3d914a0c0e65093eb9"]), systemd.status == 0
+      {
+        let current = try FleetMachine.current
+        #expect(current.identity == systemd.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(current.name.hasSuffix("-" + current.identity.prefix(8)))
+      }
+    }
+
+    @Test("a host name that is no name, and names given, are made or refused")
+    func names() throws {
+      #expect(FleetMachine.derivedName(hostName: "", identity: "0123456789") == "machine-01234567")
+      #expect(FleetMachine.derivedName(hostName: "-_x y+z", identity: "abcdef0123") == "x-y-z-abcdef01")
+      #expect(
+        FleetMachine.derivedName(hostName: String(repeating: "h", count: 100), identity: "01234567")
+          == String(repeating: "h", count: 63) + "-01234567")
+      #expect(try FleetMachine(name: "web_07.eu-1").name == "web_07.eu-1")
+      for bad in ["", ".hidden", "-flag", "a/b", "a b", "é", String(repeating: "a", count: 129)] {
+        #expect(throws: FleetError.self, "\(bad)") { try FleetMachine(name: bad) }
+      }
+    }
+
+    @Test("a machine ID that is missing, empty, not hex or all zeros is refused, saying to name the machine")
+    func machineIDs() throws {
+      for (name, text) in [
+        ("empty", ""), ("short", "3d1219c7\n"), ("not hex", String(repeating: "g", count: 32) + "\n"),
+        ("zeros", String(repeating: "0", count: 32) + "\n"), ("long", String(repeating: "a", count: 40)),
+        ("uninitialized", "uninitialized\n"),
+      ] {
+        let file = scratch.url(name)
+        try Data(text.utf8).write(to: file)
+        #expect(
+          throws: FleetError.self, "\(name)",
+          performing: { try FleetMachine.machineID(path: file.path) })
+      }
+      do {
+        _ = try FleetMachine.machineID(path: scratch.url("absent").path)
+        Issue.record("an absent machine ID was read")
+      } catch {
+        #expect(error.code == .invalidConfiguration && error.description.contains("--machine NAME"))
+      }
+    }
+  }
+
+  @Suite(.startsServers) struct ReportTests {
+    /// The reports the cluster holds of `suite`, by machine.
+    func reports(_ etcd: LocalEtcd, suite: String = "app") async throws -> [String: FleetReport] {
+      let output = try await etcd.etcdctl(["get", "--prefix", "/splint.machines/", "--print-value-only"])
+      var reports: [String: FleetReport] = [:]
+      for line in output.split(separator: "\n") {
+        guard let report = FleetReport.decode(Array(line.utf8)), report.suite == suite else { continue }
+        reports[report.machine] = report
+      }
+      return reports
+    }
+
+    /// Puts `value` at `key`: the revision of the put (the cluster's own may be later: followers' reports).
+    func put(_ etcd: LocalEtcd, _ key: String, _ value: String) async throws -> Int64 {
+      let output = try await etcd.etcdctl(["put", "-w", "json", key, "--", value])
+      let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+      return ((json?["header"] as? [String: Any])?["revision"] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Whether every report of `suite` says its copy holds `revision`, within 30 seconds.
+    func allHold(_ revision: Int64, machines: Int, in etcd: LocalEtcd) async -> Bool {
+      await eventually {
+        let held = (try? await reports(etcd)) ?? [:]
+        return held.count == machines && held.values.allSatisfy { $0.revision >= revision }
+      }
+    }
+
+    /// The presences the cluster holds, by machine.
+    func presences(_ etcd: LocalEtcd) async throws -> [String] {
+      let output = try await etcd.etcdctl(["get", "--prefix", "/splint.machines/", "--keys-only"])
+      return output.split(separator: "\n").filter { $0.hasSuffix("/alive") }.map {
+        String($0.dropFirst("/splint.machines/".count).dropLast("/alive".count))
+      }
+    }
+
+    @Test("each follower reports the revision its copy holds and what it left out, and gives its name up when stopped")
+    func followersReport() async throws {
+      let (etcd, cluster) = try await startCluster()
+      var revision = try await put(etcd, "/splint/app/interval", "60")
+      let options = FleetFollower.Options(presenceTimeToLive: .seconds(5))
+      let first = Machine(cluster: cluster, machine: "first", options: options)
+      let second = Machine(cluster: cluster, machine: "second", options: options)
+      try first.start()
+      try second.start()
+      #expect(await first.waitFor("interval", 60))
+      #expect(await second.waitFor("interval", 60))
+      #expect(await allHold(revision, machines: 2, in: etcd), "\(first.events) \(second.events)")
+      #expect(try await presences(etcd).sorted() == ["first", "second"])
+      var held = try await reports(etcd)
+      #expect(held["first"]?.cluster != nil && held["first"]?.hasProblem == false)
+      #expect(held["second"]?.pid == getpid() && held["second"]?.version == SplintVersion.current)
+      #expect(first.events.contains("reporting to the cluster as the machine first"))
+
+      // A value that is not JSON is left out, and each report says so.
+      revision = try await put(etcd, "/splint/app/mode", "fast")
+      #expect(await allHold(revision, machines: 2, in: etcd))
+      held = try await reports(etcd)
+      #expect(held["first"]?.skipped["mode"]?.contains("not JSON") == true, "\(held)")
+      #expect(held["second"]?.hasProblem == true)
+
+      // A second follower claiming a name a live follower holds is refused, and follows all the same.
+      let twin = Machine(cluster: cluster, machine: "first", options: options)
+      try twin.start()
+      #expect(await twin.waitFor("interval", 60))
+      #expect(
+        await eventually { twin.events.contains { $0.contains("reports as the machine first") } }, "\(twin.events)")
+      await twin.stop()
+
+      // Stopped, a follower says so in its reports and gives its name up.
+      await second.stop()
+      held = try await reports(etcd)
+      #expect(held["second"]?.stopped != nil && held["first"]?.stopped == nil)
+      #expect(try await presences(etcd) == ["first"])
+      await first.stop()
+      await etcd.stopAll()
+    }
+
+    @Test("a follower that may not report goes on following, and says why once")
+    func withoutPermission() async throws {
+      let etcd = try await LocalEtcd.start(size: 1)
+      try await etcd.put("/splint/app/interval", "60")
+      try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
+      var reader = EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3))
+      reader.user = "reader"
+      reader.password = try password("readpw", for: "reader")
+      let machine = Machine(cluster: reader, machine: "reader")
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      #expect(await eventually { machine.events.contains { $0.hasPrefix("cannot report") } }, "\(machine.events)")
+      try await etcd.put("/splint/app/interval", "61", user: "root:rootpw")
+      #expect(await machine.waitFor("interval", 61))
+      #expect(machine.events.filter { $0.hasPrefix("cannot report") }.count == 1, "\(machine.events)")
+      await machine.stop()
+      await etcd.stopAll()
+    }
+  }
+#endif
