@@ -36,6 +36,9 @@
       case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
       case revisionNotKept(suite: String, revision: Int64, reason: String)
       case machineInUse(machine: String, host: String, since: Date)
+      case rolloutFailed(suite: String, machines: [String])
+      case rolloutIncomplete(
+        suite: String, revision: Int64, following: Int, expected: Int, behind: [String], after: Duration)
       case cancelled
     }
 
@@ -109,6 +112,10 @@
       public static let revisionNotKept = Code("revisionNotKept")
       /// Another follower, alive, reports under this machine's name.
       public static let machineInUse = Code("machineInUse")
+      /// A machine that follows the suite left a key out, or cannot write its copy: the change did not reach it whole.
+      public static let rolloutFailed = Code("rolloutFailed")
+      /// Not every machine that follows the suite held the revision in time, or fewer followed it than expected.
+      public static let rolloutIncomplete = Code("rolloutIncomplete")
       /// The task was cancelled.
       public static let cancelled = Code("cancelled")
     }
@@ -137,6 +144,8 @@
       case .transactionTooLarge: .transactionTooLarge
       case .revisionNotKept: .revisionNotKept
       case .machineInUse: .machineInUse
+      case .rolloutFailed: .rolloutFailed
+      case .rolloutIncomplete: .rolloutIncomplete
       case .cancelled: .cancelled
       }
     }
@@ -150,7 +159,7 @@
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
         .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed,
         .transactionTooLarge,
-        .revisionNotKept, .machineInUse, .cancelled:
+        .revisionNotKept, .machineInUse, .rolloutFailed, .rolloutIncomplete, .cancelled:
         false
       }
     }
@@ -165,7 +174,8 @@
         .copyFailed, .cancelled:
         true
       case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
-        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept, .machineInUse:
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept, .machineInUse,
+        .rolloutFailed, .rolloutIncomplete:
         false
       }
     }
@@ -323,6 +333,32 @@
           """
           This follower goes on following, and does not report. Give each machine a name of its own (--machine, in \
           /etc/splint/fleet.conf for the service); a follower that died is replaced once its lease expires.
+          """
+        )
+      case .rolloutFailed(let suite, let machines):
+        return (
+          "\(suite) did not reach every machine whole: \(machines.joined(separator: "; ")).",
+          """
+          Those machines keep their values without the keys named. Mend the values (`splintctl fleet get`), or \
+          the machines' copies (`splintctl fleet status` on them), and wait again.
+          """
+        )
+      case .rolloutIncomplete(let suite, let revision, let following, let expected, let behind, let after):
+        let waited = "after \(after.components.seconds) s"
+        guard following >= expected else {
+          return (
+            "\(following) machines follow \(suite), fewer than the \(expected) expected (\(waited)).",
+            """
+            Check the suite's name, and that the machines' followers run (`splintctl fleet rollout --suite \
+            \(suite)` lists those that stopped or are gone).
+            """
+          )
+        }
+        return (
+          "Not every machine that follows \(suite) holds revision \(revision) \(waited): \(behind.joined(separator: ", ")).",
+          """
+          Those machines' followers are slow, or cannot reach the cluster: `splintctl fleet status --suite \(suite)` \
+          on them says why. Wait longer (--timeout), or see where they stand with `splintctl fleet rollout`.
           """
         )
       case .cancelled:

@@ -39,7 +39,7 @@
       subcommands: [
         FleetFollowCommand.self, FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self,
         FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self, FleetHistoryCommand.self,
-        FleetDiffCommand.self, FleetRollbackCommand.self,
+        FleetDiffCommand.self, FleetRollbackCommand.self, FleetRolloutCommand.self, FleetWaitCommand.self,
       ])
   }
 
@@ -81,12 +81,15 @@
         """)
     var user: String?
 
-    @Option(help: "How long each request may take, in seconds.")
-    var timeout: Double = 5
+    @Option(
+      help:
+        "How long each request may take, in seconds: 5 unless given (`fleet wait`: how long to wait, 60 unless given).")
+    var timeout: Double?
 
     /// The cluster these options name, and where its endpoints came from (``Endpoints/source``): those given, else
     /// those of `$ETCDCTL_ENDPOINTS`, else those the first copy of `suites` that records any records.
     func cluster(suites: [String]) throws -> (EtcdCluster, Endpoints) {
+      let timeout = self.timeout ?? 5
       guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout is a number of seconds above 0.") }
       let tls = FleetTLS(
         caFile: caFile ?? Self.variable("ETCDCTL_CACERT"),
@@ -151,6 +154,10 @@
       case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .keyTooLong,
         .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .machineInUse, .cancelled:
         ExitStatus.failure
+      case .rolloutFailed:
+        ExitStatus.rejected
+      case .rolloutIncomplete:
+        ExitStatus.incomplete
       case .conflict:
         ExitStatus.tryAgain
       }

@@ -58,8 +58,11 @@ struct Splintctl: ParsableCommand {
 
       Exit status (`splintctl sandbox` exits with its command's status):
         0   success
-        1   absent: no such secret or setting
+        1   absent: no such secret or setting; `fleet wait`: not every machine
+            held the change in time
         64  usage error: a bad argument, text that is not UTF-8, an empty secret, an invalid suite name
+        65  `fleet wait`, `fleet rollout`: a machine left a value out, or
+            cannot write its copy
         69  the Secret Service is unavailable or locked (or timed out); a vault
             is sealed, unreachable, or has no valid login
         70  any other failure, such as a settings file that cannot be written,
@@ -132,6 +135,10 @@ enum ExitStatus {
   static let failure = ExitCode(70)
   /// The cluster changed meanwhile: nothing was changed, and trying again may succeed (sysexits' EX_TEMPFAIL).
   static let tryAgain = ExitCode(75)
+  /// A change did not reach every machine in time (`fleet wait`), or fewer machines follow the suite than expected.
+  static let incomplete = ExitCode(1)
+  /// A machine left a value of the change out, or cannot write its copy (sysexits' EX_DATAERR).
+  static let rejected = ExitCode(65)
 }
 
 /// Prints what went wrong to standard error, as people read it, and returns `status` to throw: `splintctl: ` and what

@@ -159,5 +159,98 @@
       await machine.stop()
       await etcd.stopAll()
     }
+
+    @Test(
+      "wait returns once every machine that follows holds the change; a quiet suite counts as held; rollout says where each is"
+    )
+    func waitAndRollout() async throws {
+      let (etcd, cluster) = try await startCluster()
+      _ = try await put(etcd, "/splint/app/interval", "60")
+      // Checks every half second: a quiet suite is confirmed held within one.
+      let options = FleetFollower.Options(checkInterval: .milliseconds(500))
+      let machines = ["a", "b", "c"].map { Machine(cluster: cluster, machine: $0, options: options) }
+      for machine in machines { try machine.start() }
+      for machine in machines { #expect(await machine.waitFor("interval", 60)) }
+      // A change, waited for by its own revision.
+      let revision = try await put(etcd, "/splint/app/interval", "61")
+      let rollout = try await cluster.waitForRollout(suite: "app", revision: revision, timeout: .seconds(30), expect: 3)
+      #expect(rollout.machines.map(\.name) == ["a", "b", "c"] && rollout.isComplete)
+      for machine in machines { #expect(machine.store("app").value(forKey: "interval") == 61) }
+      // Nothing changes: the cluster's revision now (which the followers' own reports moved on) is held all the same.
+      let quiet = try await cluster.waitForRollout(suite: "app", timeout: .seconds(30), expect: 3)
+      #expect(quiet.revision > revision && quiet.machines(.holding).count == 3)
+      // A machine stopped is stopped, not behind; the others still hold.
+      await machines[2].stop()
+      let after = try await cluster.rollout(suite: "app")
+      #expect(after.machines(.stopped).map(\.name) == ["c"], "\(after)")
+      #expect(after.following.map(\.name) == ["a", "b"])
+      // Fewer than expected follow: incomplete, at the timeout.
+      do {
+        _ = try await cluster.waitForRollout(suite: "app", timeout: .seconds(1), expect: 3)
+        Issue.record("a wait for three machines returned with two")
+      } catch {
+        #expect(error.code == .rolloutIncomplete && error.description.contains("fewer than the 3 expected"))
+      }
+      // A suite nobody follows never passes.
+      do {
+        _ = try await cluster.waitForRollout(suite: "nobody", timeout: .milliseconds(300))
+        Issue.record("a wait for a suite nobody follows returned")
+      } catch {
+        #expect(error.code == .rolloutIncomplete)
+      }
+      // A value the machines leave out fails the wait at once, naming them.
+      let bad = try await put(etcd, "/splint/app/mode", "fast")
+      let started = ContinuousClock.now
+      do {
+        _ = try await cluster.waitForRollout(suite: "app", revision: bad, timeout: .seconds(60))
+        Issue.record("a wait for a value left out returned")
+      } catch {
+        #expect(error.code == .rolloutFailed && error.description.contains("a left out mode"), "\(error)")
+      }
+      #expect(ContinuousClock.now - started < .seconds(30))
+      for machine in machines { await machine.stop() }
+      await etcd.stopAll()
+    }
+
+    @Test("splintctl fleet wait names a machine whose follower is stopped (SIGSTOP), and rollout shows it behind")
+    func behindFromTheCommandLine() async throws {
+      let (etcd, _) = try await startCluster()
+      _ = try await put(etcd, "/splint/app/interval", "60")
+      let scratch = Scratch()
+      var followers: [RunningProgram] = []
+      for name in ["x", "y"] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPLINT_FLEET_DIRECTORY"] = scratch.url(name).path
+        followers.append(
+          try await Programs.start(
+            [
+              Programs.helper("splintctl"), "fleet", "follow", "--suite", "app", "--endpoints", etcd.endpoints[0],
+              "--machine", name,
+            ], environment: environment, seconds: nil))
+      }
+      defer { for follower in followers { follower.kill() } }
+      let splintctl = [Programs.helper("splintctl"), "fleet"]
+      let endpoints = ["--suite", "app", "--endpoints", etcd.endpoints[0]]
+      var waited = try await Programs.run(splintctl + ["wait"] + endpoints + ["--expect", "2", "--timeout", "30"])
+      #expect(waited.status == 0, "\(waited)")
+      #expect(waited.stdout.contains("2 of 2 machines following it hold it"), "\(waited.stdout)")
+      followers[1].pause()
+      let revision = try await put(etcd, "/splint/app/interval", "61")
+      waited = try await Programs.run(
+        splintctl + ["wait"] + endpoints + ["--revision", String(revision), "--timeout", "2"])
+      #expect(waited.status == 1, "\(waited)")
+      #expect(waited.stderr.contains("y (at revision"), "\(waited.stderr)")
+      let rollout = try await Programs.run(
+        splintctl + ["rollout"] + endpoints + ["--revision", String(revision), "--json"])
+      #expect(rollout.status == 1)
+      let parsed = try JSONSerialization.jsonObject(with: Data(rollout.stdout.utf8)) as? [String: Any]
+      let states = (parsed?["machines"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["state"] ?? "")" }
+      #expect(states == ["x holding", "y behind"], "\(rollout.stdout)")
+      followers[1].send(SIGCONT)
+      waited = try await Programs.run(
+        splintctl + ["wait"] + endpoints + ["--revision", String(revision), "--timeout", "30"])
+      #expect(waited.status == 0, "\(waited)")
+      await etcd.stopAll()
+    }
   }
 #endif

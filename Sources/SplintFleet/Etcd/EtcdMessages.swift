@@ -127,6 +127,8 @@
     let header: EtcdHeader
     let kvs: [EtcdKeyValue]?
     let more: Bool?
+    /// How many keys the range holds (whatever the limit).
+    var count: EtcdInteger? = nil
   }
 
   /// `POST /v3/kv/put`'s request; with `prevKV`, the answer carries the key's value before the put.

@@ -71,6 +71,15 @@
     private var reason: String?
     /// Whether a sync of the copies is due (within ``FleetFollower/Options/syncDelay``).
     private var syncScheduled = false
+    /// Every key of the watched range (the followed suites' and any other's between them) and the revision it was
+    /// put at, as of ``heldRevision``: what tells a quiet range from one whose changes are still on their way
+    /// (``confirm(_:)``). Nil while unknown (a follower that resumed from copies on disk, until it read the keys
+    /// again), and past ``maximumTrackedKeys`` keys (no settings suite has that many).
+    private var rangeKeys: [[UInt8]: Int64]?
+    /// The most keys of the watched range the follower keeps the revisions of (about 10 MB at most).
+    static let maximumTrackedKeys = 100_000
+    /// The range's keys as the whole read under way finds them.
+    private var readingKeys: [[UInt8]: Int64]?
 
     init(
       copies: [Copy], engine: String, endpoints: [String], options: FleetFollower.Options,
@@ -107,6 +116,7 @@
         copies[index].unwritten = copies[index].at != nil
         copies[index].written.at = copies[index].at
       }
+      rangeKeys = nil
       // A follower started over a copy that records a lost cluster keeps since when.
       if let recorded, recorded.state == .unreachable {
         (state, since, reason) = (.unreachable, recorded.since, recorded.reason)  // coverage:ignore — not tested
@@ -145,12 +155,53 @@
         return fresh
       }
       skippedInRead = 0
+      readingKeys = [:]
+    }
+
+    /// The range's keys, as a read of them alone finds them (``takeKeys(_:)``) for a follower that resumed from its
+    /// copies: their revision, or nil when they are known.
+    var keysUnknown: Int64? { rangeKeys == nil ? heldRevision : nil }
+
+    /// Starts a read of the range's keys alone, as of ``heldRevision``.
+    func startReadingKeys() {
+      readingKeys = [:]
+    }
+
+    /// One part of a read of the range's keys.
+    func takeKeys(_ pairs: [FleetPair]) {
+      for pair in pairs { track(pair.key, revision: pair.revision, into: &readingKeys) }
+    }
+
+    /// Ends a read of the range's keys alone: they are known from now on (unless the read failed).
+    func finishReadingKeys(keeping: Bool = true) {
+      if keeping, let read = readingKeys { rangeKeys = read }
+      readingKeys = nil
+    }
+
+    /// Records that `key` of the range was put at `revision` (nil: deleted), unless the keys are unknown, or would
+    /// be more than ``maximumTrackedKeys`` (they are then unknown until the next whole read).
+    private func track(_ key: [UInt8], revision: Int64?, into keys: inout [[UInt8]: Int64]?) {
+      guard keys != nil else { return }
+      if let revision { keys?[key] = revision } else { keys?[key] = nil }
+      if (keys?.count ?? 0) > Self.maximumTrackedKeys { keys = nil }
+    }
+
+    /// Takes the range as the cluster holds it now (a check's `state`): when it holds the same keys, at the same
+    /// revisions, as the copies as of ``heldRevision``, nothing changed between, and every copy holds the cluster's
+    /// revision now, as a progress notification would say. So a quiet suite's copy is known to hold the latest
+    /// revision within a check, not a progress notification's interval (10 minutes unless etcd is told otherwise).
+    func confirm(_ state: FleetRangeState) {
+      guard let keys = rangeKeys, reading == nil, Int64(keys.count) == state.count, state.latest <= heldRevision,
+        copies.allSatisfy({ $0.at?.cluster == state.at.cluster })
+      else { return }
+      progress(state.at)
     }
 
     /// One part of a whole read.
     func take(_ pairs: [FleetPair]) {
       guard var reading else { return }
       for pair in pairs {
+        track(pair.key, revision: pair.revision, into: &readingKeys)
         guard let index = reading.firstIndex(where: { pair.key.starts(with: $0.prefix) }) else { continue }
         guard let value = pair.value else {
           let key = String(decoding: pair.key.dropFirst(reading[index].prefix.count), as: UTF8.self)
@@ -168,7 +219,10 @@
     func finishReading(keeping: Bool = true) {
       guard let read = reading else { return }
       reading = nil
+      let keys = readingKeys
+      readingKeys = nil
       guard keeping else { return }
+      rangeKeys = keys
       if skippedInRead > Self.maximumListedSkips {
         report(.skippedMore(count: skippedInRead - Self.maximumListedSkips))
       }
@@ -187,6 +241,9 @@
     /// Applies a watch's changes, each to the copy of its suite, once: a change at a revision a copy has already is
     /// not applied again. Each copy that changed is written once, with all of them.
     func apply(_ events: [FleetEvent], at: FleetRevision) {
+      for event in events where event.revision > heldRevision {
+        track(event.key, revision: event.value == nil ? nil : event.revision, into: &rangeKeys)
+      }
       for index in copies.indices {
         var copy = copies[index]
         let held = copy.at?.revision ?? 0

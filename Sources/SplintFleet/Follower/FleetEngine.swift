@@ -15,18 +15,19 @@
     func position(from key: [UInt8], to rangeEnd: [UInt8]) async throws(FleetError) -> (at: FleetRevision, member: Int)
 
     /// Every key from `key` up to `rangeEnd` as they were at `at`, read from `member` in parts, each given to `take`
-    /// before the next is read: however many keys and values there are, the read holds one part at a time.
+    /// before the next is read: however many keys and values there are, the read holds one part at a time. With
+    /// `keysOnly`, the keys and their revisions alone (each value empty).
     func read(
-      from key: [UInt8], to rangeEnd: [UInt8], at: FleetRevision, member: Int,
+      from key: [UInt8], to rangeEnd: [UInt8], at: FleetRevision, member: Int, keysOnly: Bool,
       into take: ([FleetPair]) async -> Void
     ) async throws(FleetError)
 
-    /// Whether `member` can still serve, with a read that needs its cluster's quorum, within `timeout`: the cluster's
-    /// identity and current revision.
+    /// Whether `member` can still serve, with a read that needs its cluster's quorum, within `timeout`: the range as
+    /// the cluster holds it now (see ``FleetRangeState``).
     func check(
       member: Int, from key: [UInt8], to rangeEnd: [UInt8], timeout: Duration
     ) async throws(FleetError)
-      -> FleetRevision
+      -> FleetRangeState
 
     /// The changes from `revision` on (inclusive) to keys in the range, from `member`, read from it as they are
     /// taken: a member that sends faster than they are taken waits.
@@ -42,6 +43,17 @@
   struct FleetRevision: Sendable, Hashable {
     let cluster: String
     let revision: Int64
+  }
+
+  /// What a range holds at a revision, as far as telling whether it changed since another goes: how many keys, and
+  /// the latest revision any of them was put at. Two states of a range with the same count, whose later one's latest
+  /// put is no later than the earlier one's revision, hold the same keys at the same revisions: a key put, deleted, or
+  /// deleted and put again between them would show in one or the other.
+  struct FleetRangeState: Sendable, Hashable {
+    let at: FleetRevision
+    let count: Int64
+    /// The latest revision a key of the range was put at (0: the range is empty).
+    let latest: Int64
   }
 
   /// A key as a whole read found it.

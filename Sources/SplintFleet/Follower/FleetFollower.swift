@@ -342,6 +342,8 @@
       if let reason = await copies.fullReadReason(at) ?? reread {
         report(.reread(reason: reason))
         try await read(at: at, member: member, into: copies)
+      } else if let held = await copies.keysUnknown {
+        await readKeys(at: FleetRevision(cluster: at.cluster, revision: held), member: member, into: copies)
       }
       let start = await copies.heldRevision + 1
       let changes = try await engine.changes(from: start, key: range.key, rangeEnd: range.end, member: member)
@@ -349,7 +351,7 @@
         return try await withThrowingTaskGroup(of: String?.self) { group in
           group.addTask { try await self.apply(changes, member: member, into: copies, started: started) }
           group.addTask {
-            try await self.check(member: member)
+            try await self.check(member: member, copies: copies)
             return nil  // coverage:ignore — checks end only by throwing
           }
           defer { group.cancelAll() }
@@ -366,12 +368,30 @@
     private func read(at: FleetRevision, member: Int, into copies: FleetCopies) async throws(FleetError) {
       await copies.startReading(at: at)
       do {
-        try await engine.read(from: range.key, to: range.end, at: at, member: member) { await copies.take($0) }
+        try await engine.read(from: range.key, to: range.end, at: at, member: member, keysOnly: false) {
+          await copies.take($0)
+        }
       } catch {
         await copies.finishReading(keeping: false)
         throw error
       }
       await copies.finishReading()
+    }
+
+    /// Reads the keys of the range alone, as of `at` (the revision the copies hold), from `member`: a follower that
+    /// resumed from its copies on disk knows their values, not which keys the range holds at which revisions, which
+    /// tells a quiet range (see `FleetCopies.confirm(_:)`). A read that fails leaves them unknown until the next
+    /// connection (past a compaction, the watch fails too, and everything is read again).
+    private func readKeys(at: FleetRevision, member: Int, into copies: FleetCopies) async {
+      await copies.startReadingKeys()
+      do throws(FleetError) {
+        try await engine.read(from: range.key, to: range.end, at: at, member: member, keysOnly: true) {
+          await copies.takeKeys($0)
+        }
+        await copies.finishReadingKeys()
+      } catch {
+        await copies.finishReadingKeys(keeping: false)
+      }
     }
 
     /// Applies the watch's changes, one at a time as they are read; returns why the copies must be read whole
@@ -402,12 +422,13 @@
       return nil  // coverage:ignore — a watch's changes end only by throwing, or with a reason to read
     }
 
-    /// Checks `member` every check interval, until a check fails (thrown) or the task is cancelled.
-    private func check(member: Int) async throws {
+    /// Checks `member` every check interval, until a check fails (thrown) or the task is cancelled; each check tells
+    /// the copies what the range holds now, so that a quiet suite's copy is known to hold the cluster's revision.
+    private func check(member: Int, copies: FleetCopies) async throws {
       let interval = options.checkInterval
       while true {
         try await Task.sleep(for: interval)
-        _ = try await engine.check(member: member, from: range.key, to: range.end, timeout: interval)
+        await copies.confirm(try await engine.check(member: member, from: range.key, to: range.end, timeout: interval))
       }
     }  // coverage:ignore — the end of an endless loop, left only by a throw
   }
