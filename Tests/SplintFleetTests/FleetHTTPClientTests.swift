@@ -76,7 +76,9 @@
           return error
         }
       }
-      try await Task.sleep(for: .milliseconds(300))
+      // Cancelled once its request waits, unread, in the stopped member's socket: in flight, not before it is sent.
+      #expect(
+        await WaitingRequests.arrive(at: etcd.members[0].clientPort), "the request never reached the stopped member")
       waiting.cancel()
       #expect(await waiting.value?.kind == .cancelled)
       #expect(ContinuousClock.now - started < .seconds(10))
