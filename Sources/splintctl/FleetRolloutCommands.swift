@@ -112,7 +112,7 @@
         Returns 0 once every machine whose follower is alive and follows the suite holds the revision (--revision, \
         which every writing command prints; the cluster's revision as the wait starts by default), and at least \
         --expect machines follow it (1 unless given: a misspelt suite never passes). A quiet suite counts as held \
-        once each follower has checked the cluster since (every 3 seconds). Fails at --timeout (60 seconds unless \
+        at once (a machine that holds it as of an earlier revision holds it, if nothing of it changed since). Fails at --timeout (60 seconds unless \
         given; each request takes at most 5 of them) with exit status 1, \
         naming the machines still behind; at once with exit status 65 when a machine left a value out or cannot \
         write its copy. Prints the rollout it ended with, as `fleet rollout` does.

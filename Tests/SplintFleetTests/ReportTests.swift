@@ -179,6 +179,14 @@
       // Nothing changes: the cluster's revision now (which the followers' own reports moved on) is held all the same.
       let quiet = try await cluster.waitForRollout(suite: "app", timeout: .seconds(30), expect: 3)
       #expect(quiet.revision > revision && quiet.machines(.holding).count == 3)
+      // Reports are written when the suite changes, not as the cluster's revision moves on (which reports move):
+      // quiet, the cluster stays at its revision while the followers check it, twice or more.
+      let still = try await etcd.revision()
+      let seen = try #require(machines[0].store("app").fleetStatus.first?.lastSeen)
+      #expect(
+        await eventually { (machines[0].store("app").fleetStatus.first?.lastSeen ?? seen) > seen + 1.2 },
+        "the follower's heartbeat did not move")
+      #expect(try await etcd.revision() == still, "a report was written while nothing changed")
       // A machine stopped is stopped, not behind; the others still hold.
       await machines[2].stop()
       let after = try await cluster.rollout(suite: "app")

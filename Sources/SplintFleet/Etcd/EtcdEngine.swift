@@ -84,22 +84,13 @@
 
     func check(
       member: Int, from key: [UInt8], to rangeEnd: [UInt8], timeout: Duration
-    ) async throws(FleetError) -> FleetRangeState {
-      // A linearizable read: the member must reach its leader to answer, so a member cut off from its quorum, or
-      // stopped, fails it within the timeout, while it still keeps a watch's connection open. The key put last, by
-      // its revision, and the range's count.
-      var request = EtcdRangeRequest(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), limit: 1, keysOnly: true)
-      (request.sortOrder, request.sortTarget) = ("DESCEND", "MOD")
-      let server = gateway.endpoints[member]
+    ) async throws(FleetError) -> FleetRevision {
+      // A linearizable count: the member must reach its leader to answer, so a member cut off from its quorum, or
+      // stopped, fails it within the timeout, while it still keeps a watch's connection open.
+      let request = EtcdRangeRequest(key: EtcdBytes(key), rangeEnd: EtcdBytes(rangeEnd), countOnly: true)
       let response = try await gateway.call(
         "/v3/kv/range", request, as: EtcdRangeResponse.self, on: member, timeout: timeout)
-      let at = try Self.revision(of: response.header, server: server)
-      let latest = try response.kvs?.first.map { pair throws(FleetError) in try Self.revision(of: pair, at: at, server)
-      }
-      guard let count = response.count?.value ?? (latest == nil ? 0 : nil), count >= 0 else {
-        throw FleetError(.invalidResponse(server: server, reason: "its answer counts no keys where it has some"))
-      }
-      return FleetRangeState(at: at, count: count, latest: latest ?? 0)
+      return try Self.revision(of: response.header, server: gateway.endpoints[member])
     }
 
     func changes(

@@ -52,9 +52,27 @@
     /// Whether every machine that follows the suite holds the revision, with none left out or failing.
     public var isComplete: Bool { following.allSatisfy { $0.state == .holding } }
 
-    /// Where `suite` stands as of `revision` on the machines `records` (each machine's keys under the machines'
-    /// prefix, by key: `<machine>/alive` and `<machine>/reports/<suite>`).
-    static func classify(suite: String, revision: Int64, records: [(key: String, value: [UInt8])]) -> FleetRollout {
+    /// What a suite held at a revision, as far as telling whether it changed since an earlier one goes: how many keys,
+    /// and the latest revision one of them was put at (0: none).
+    struct SuiteState: Sendable, Hashable {
+      let count: Int
+      let latest: Int64
+    }
+
+    /// Whether `report` says its machine holds `revision`, where the suite held `state`: its copy is as of that
+    /// revision or a later one, or the suite did not change between the copy's revision and it (see
+    /// ``FleetReport/keys``).
+    static func holds(_ report: FleetReport, _ revision: Int64, _ state: SuiteState?) -> Bool {
+      if report.revision >= revision { return true }
+      guard let state, let keys = report.keys else { return false }
+      return keys == state.count && state.latest <= report.revision
+    }
+
+    /// Where `suite` stands as of `revision`, where it held `state`, on the machines `records` (each machine's keys
+    /// under the machines' prefix, by key: `<machine>/alive` and `<machine>/reports/<suite>`).
+    static func classify(
+      suite: String, revision: Int64, state suiteState: SuiteState?, records: [(key: String, value: [UInt8])]
+    ) -> FleetRollout {
       var alive: [String: FleetPresence] = [:]
       var reports: [String: FleetReport] = [:]
       for (key, value) in records {
@@ -76,7 +94,7 @@
         if alive[name]?.suites.contains(suite) == true {
           if report?.hasProblem == true {
             state = .problem
-          } else if let report, report.stopped == nil, report.revision >= revision {
+          } else if let report, report.stopped == nil, holds(report, revision, suiteState) {
             state = .holding
           } else {
             state = .behind
@@ -122,12 +140,32 @@
         guard page.more == true, let last = kvs.last?.key.bytes, !last.lexicographicallyPrecedes(start) else { break }
         start = last + [0]
       }
-      return FleetRollout.classify(suite: suite, revision: revision ?? at ?? 0, records: records)
+      let target = revision ?? at ?? 0
+      let state = await suiteState(suite, at: target, gateway: gateway)
+      return FleetRollout.classify(suite: suite, revision: target, state: state, records: records)
+    }
+
+    /// What `suite` held at `revision`: its count of keys and the revision of its latest put, from one keys-only
+    /// range sorted by modification revision; nil when the cluster no longer knows (compacted) or not yet (a future
+    /// revision), or cannot be read.
+    private func suiteState(
+      _ suite: String, at revision: Int64, gateway: EtcdGateway
+    ) async -> FleetRollout.SuiteState? {
+      guard let prefix = try? prefix(ofSuite: suite) else { return nil }  // coverage:ignore — checked by the caller
+      var request = EtcdRangeRequest(
+        key: EtcdBytes(prefix), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix)), limit: 1, keysOnly: true,
+        revision: revision)
+      (request.sortOrder, request.sortTarget) = ("DESCEND", "MOD")
+      guard let response = try? await gateway.call("/v3/kv/range", request, as: EtcdRangeResponse.self).response
+      else { return nil }
+      let latest = response.kvs?.first?.modRevision?.revision ?? 0
+      return FleetRollout.SuiteState(count: Int(response.count?.value ?? 0), latest: latest)
     }
 
     /// Waits until every machine that follows `suite` holds `revision` (the cluster's revision as the wait starts
-    /// unless given), and at least `expect` machines follow it: the rollout then. A quiet suite counts as held as
-    /// soon as each follower has checked the cluster since (within its check interval, 3 seconds unless set).
+    /// unless given), and at least `expect` machines follow it: the rollout then. A quiet suite counts as held at
+    /// once: a machine whose copy holds the suite as of an earlier revision holds `revision` too when the suite did
+    /// not change between (``FleetReport/keys``).
     ///
     /// - Throws: ``FleetError/Code/rolloutFailed`` at once when a machine that follows the suite leaves a key out or
     ///   cannot write its copy; ``FleetError/Code/timedOut`` when `timeout` passes first, naming the machines behind

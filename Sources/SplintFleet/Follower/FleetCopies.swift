@@ -39,6 +39,10 @@
       var unwritten = false
       /// The revision of the last write of the copy on disk (0: none yet), and why the last write failed, if it did.
       var written: (at: FleetRevision?, failure: String?) = (nil, nil)
+      /// The revision as of which the suite's keys last changed in the copy (a whole read's, or a change's): what
+      /// the follower reports it holds. Not moved on by progress, or by other suites' changes: a report is written
+      /// once a change, not at every revision the cluster moves on to (which the reports themselves move).
+      var changed: FleetRevision?
 
       init(suite: String, writer: FleetCopyWriter, prefix: [UInt8]) {
         self.suite = suite
@@ -72,8 +76,8 @@
     /// Whether a sync of the copies is due (within ``FleetFollower/Options/syncDelay``).
     private var syncScheduled = false
     /// Every key of the watched range (the followed suites' and any other's between them) and the revision it was
-    /// put at, as of ``heldRevision``: what tells a quiet range from one whose changes are still on their way
-    /// (``confirm(_:)``). Nil while unknown (a follower that resumed from copies on disk, until it read the keys
+    /// put at, as of ``heldRevision``: each copy's count of them tells a quiet suite (see ``Held/keys``). Nil while
+    /// unknown (a follower that resumed from copies on disk, until it read the keys
     /// again), and past ``maximumTrackedKeys`` keys (no settings suite has that many).
     private var rangeKeys: [[UInt8]: Int64]?
     /// The most keys of the watched range the follower keeps the revisions of (about 10 MB at most).
@@ -115,6 +119,7 @@
         }
         copies[index].unwritten = copies[index].at != nil
         copies[index].written.at = copies[index].at
+        copies[index].changed = copies[index].at
       }
       rangeKeys = nil
       // A follower started over a copy that records a lost cluster keeps since when.
@@ -186,17 +191,6 @@
       if (keys?.count ?? 0) > Self.maximumTrackedKeys { keys = nil }
     }
 
-    /// Takes the range as the cluster holds it now (a check's `state`): when it holds the same keys, at the same
-    /// revisions, as the copies as of ``heldRevision``, nothing changed between, and every copy holds the cluster's
-    /// revision now, as a progress notification would say. So a quiet suite's copy is known to hold the latest
-    /// revision within a check, not a progress notification's interval (10 minutes unless etcd is told otherwise).
-    func confirm(_ state: FleetRangeState) {
-      guard let keys = rangeKeys, reading == nil, Int64(keys.count) == state.count, state.latest <= heldRevision,
-        copies.allSatisfy({ $0.at?.cluster == state.at.cluster })
-      else { return }
-      progress(state.at)
-    }
-
     /// One part of a whole read.
     func take(_ pairs: [FleetPair]) {
       guard var reading else { return }
@@ -230,6 +224,7 @@
         var copy = read[index]
         let before = (copies[index].values.mapValues(\.value), copies[index].enforced)
         copy.unwritten = true
+        copy.changed = copy.at
         copies[index] = copy
         if before.0 != copy.values.mapValues(\.value) || before.1 != copy.enforced, let at = copy.at {
           report(.changed(suite: copy.suite, revision: at.revision))
@@ -255,6 +250,7 @@
         copy.at = FleetRevision(cluster: at.cluster, revision: max(held, at.revision))
         if changed {
           copy.unwritten = true
+          copy.changed = copy.at
           report(.changed(suite: copy.suite, revision: at.revision))
         }
         copies[index] = copy
@@ -267,7 +263,6 @@
       for index in copies.indices where (copies[index].at?.revision ?? 0) < at.revision {
         copies[index].at = at
       }
-      observer?()
     }
 
     /// One key's change, into its suite's copy: a setting (if it is JSON, not reserved, and fits), or what the
@@ -391,9 +386,12 @@
     /// What each copy holds, as the follower reports it to the cluster.
     struct Held: Sendable, Hashable {
       let suite: String
-      /// The cluster, and the revision through which the copy on disk holds every change of the suite (a progress
-      /// notification's when nothing changed since the copy was written); nil before the first read is written.
+      /// The cluster, and the revision as of which the copy on disk holds the suite's keys (the suite may have been
+      /// quiet since: see `keys`); nil before the first read is written.
       let at: FleetRevision?
+      /// How many keys the suite had in the cluster as of `at` (the ones left out too); nil while the follower does
+      /// not know its range's keys (resumed from its copies, until it read them).
+      let keys: Int?
       let skipped: [String: String]
       let skippedMore: Int
       /// Why the copy could not be written, when its last write failed.
@@ -404,8 +402,10 @@
     var held: [Held] {
       copies.map { copy in
         Held(
-          suite: copy.suite, at: copy.unwritten ? copy.written.at : copy.at, skipped: copy.skipped,
-          skippedMore: copy.skippedMore, failure: copy.written.failure)
+          suite: copy.suite, at: copy.unwritten ? copy.written.at : copy.changed,
+          keys: copy.unwritten
+            ? nil : rangeKeys.map { keys in keys.keys.count(where: { $0.starts(with: copy.prefix) }) },
+          skipped: copy.skipped, skippedMore: copy.skippedMore, failure: copy.written.failure)
       }
     }
 

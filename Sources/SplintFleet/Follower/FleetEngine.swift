@@ -22,12 +22,12 @@
       into take: ([FleetPair]) async -> Void
     ) async throws(FleetError)
 
-    /// Whether `member` can still serve, with a read that needs its cluster's quorum, within `timeout`: the range as
-    /// the cluster holds it now (see ``FleetRangeState``).
+    /// Whether `member` can still serve, with a read that needs its cluster's quorum, within `timeout`: the cluster's
+    /// identity and current revision.
     func check(
       member: Int, from key: [UInt8], to rangeEnd: [UInt8], timeout: Duration
     ) async throws(FleetError)
-      -> FleetRangeState
+      -> FleetRevision
 
     /// The changes from `revision` on (inclusive) to keys in the range, from `member`, read from it as they are
     /// taken: a member that sends faster than they are taken waits.
@@ -43,17 +43,6 @@
   struct FleetRevision: Sendable, Hashable {
     let cluster: String
     let revision: Int64
-  }
-
-  /// What a range holds at a revision, as far as telling whether it changed since another goes: how many keys, and
-  /// the latest revision any of them was put at. Two states of a range with the same count, whose later one's latest
-  /// put is no later than the earlier one's revision, hold the same keys at the same revisions: a key put, deleted, or
-  /// deleted and put again between them would show in one or the other.
-  struct FleetRangeState: Sendable, Hashable {
-    let at: FleetRevision
-    let count: Int64
-    /// The latest revision a key of the range was put at (0: the range is empty).
-    let latest: Int64
   }
 
   /// A key as a whole read found it.

@@ -351,7 +351,7 @@
         return try await withThrowingTaskGroup(of: String?.self) { group in
           group.addTask { try await self.apply(changes, member: member, into: copies, started: started) }
           group.addTask {
-            try await self.check(member: member, copies: copies)
+            try await self.check(member: member)
             return nil  // coverage:ignore — checks end only by throwing
           }
           defer { group.cancelAll() }
@@ -380,7 +380,7 @@
 
     /// Reads the keys of the range alone, as of `at` (the revision the copies hold), from `member`: a follower that
     /// resumed from its copies on disk knows their values, not which keys the range holds at which revisions, which
-    /// tells a quiet range (see `FleetCopies.confirm(_:)`). A read that fails leaves them unknown until the next
+    /// tells a quiet suite (see `FleetCopies.Held.keys`). A read that fails leaves them unknown until the next
     /// connection (past a compaction, the watch fails too, and everything is read again).
     private func readKeys(at: FleetRevision, member: Int, into copies: FleetCopies) async {
       await copies.startReadingKeys()
@@ -422,13 +422,12 @@
       return nil  // coverage:ignore — a watch's changes end only by throwing, or with a reason to read
     }
 
-    /// Checks `member` every check interval, until a check fails (thrown) or the task is cancelled; each check tells
-    /// the copies what the range holds now, so that a quiet suite's copy is known to hold the cluster's revision.
-    private func check(member: Int, copies: FleetCopies) async throws {
+    /// Checks `member` every check interval, until a check fails (thrown) or the task is cancelled.
+    private func check(member: Int) async throws {
       let interval = options.checkInterval
       while true {
         try await Task.sleep(for: interval)
-        await copies.confirm(try await engine.check(member: member, from: range.key, to: range.end, timeout: interval))
+        _ = try await engine.check(member: member, from: range.key, to: range.end, timeout: interval)
       }
     }  // coverage:ignore — the end of an endless loop, left only by a throw
   }

@@ -19,9 +19,15 @@
     public let suite: String
     /// The cluster the copy's values are from (etcd's cluster ID); nil before the first read is written.
     public let cluster: String?
-    /// The revision through which the machine's copy holds every change of the suite (0 before the first read is
-    /// written): a machine holds a change made at revision R once this is R or later.
+    /// The revision as of which the machine's copy holds the suite (0 before the first read is written): it holds a
+    /// change made at revision R once this is R or later. Written when the suite changes, not as the cluster's
+    /// revision moves on: a suite quiet since holds later revisions too (see ``keys``).
     public let revision: Int64
+    /// How many keys the suite had in the cluster as of ``revision`` (those left out too); nil when the follower does
+    /// not know. With it a quiet suite is known held: when the suite has as many keys at a later revision R, and none
+    /// of them was put after ``revision``, nothing of it changed between (a key put, deleted, or deleted and put again
+    /// would show in the one or the other), and the machine holds R too.
+    public let keys: Int?
     /// When the copy came to hold ``revision``, by the machine's clock.
     public let since: Date
     /// The keys left out of the copy, and why (at most 100, each name cut to a line's length).
@@ -42,13 +48,15 @@
     public var hasProblem: Bool { !skipped.isEmpty || skippedMore > 0 || copyFailure != nil }
 
     package init(
-      machine: String, suite: String, cluster: String?, revision: Int64, since: Date, skipped: [String: String],
+      machine: String, suite: String, cluster: String?, revision: Int64, keys: Int?, since: Date,
+      skipped: [String: String],
       skippedMore: Int, copyFailure: String?, pid: Int32, version: String, stopped: Date?
     ) {
       self.machine = machine
       self.suite = suite
       self.cluster = cluster
       self.revision = revision
+      self.keys = keys
       self.since = since
       self.skipped = skipped
       self.skippedMore = skippedMore

@@ -156,7 +156,7 @@
       let revision = copy.at?.revision ?? 0
       if since[copy.suite]?.revision != revision { since[copy.suite] = (revision, Date()) }
       let report = FleetReport(
-        machine: machine.name, suite: copy.suite, cluster: copy.at?.cluster, revision: revision,
+        machine: machine.name, suite: copy.suite, cluster: copy.at?.cluster, revision: revision, keys: copy.keys,
         since: since[copy.suite]?.date ?? Date(), skipped: copy.skipped, skippedMore: copy.skippedMore,
         copyFailure: copy.failure, pid: getpid(), version: SplintVersion.current, stopped: stopped)
       _ = try await gateway.call(
