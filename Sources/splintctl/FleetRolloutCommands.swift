@@ -91,12 +91,12 @@
             ]
             if let report = machine.report {
               fields["revision"] = .int(Int(report.revision))
-              fields["since"] = .string(report.since.timestampText)
+              fields["since"] = .string(report.since.isoTimestamp)
               fields["skipped"] = .object(
                 Dictionary(uniqueKeysWithValues: report.skipped.map { (JSONKey($0.key), JSONValue.string($0.value)) }))
               if report.skippedMore > 0 { fields["skippedMore"] = .int(report.skippedMore) }
               if let failure = report.copyFailure { fields["copyFailure"] = .string(failure) }
-              if let stopped = report.stopped { fields["stopped"] = .string(stopped.timestampText) }
+              if let stopped = report.stopped { fields["stopped"] = .string(stopped.isoTimestamp) }
             }
             return .object(fields)
           }),

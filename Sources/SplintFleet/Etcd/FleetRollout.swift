@@ -116,7 +116,7 @@
     ///   machines' keys (`/splint.machines/`), a suite that is not a name.
     public func rollout(suite: String, revision: Int64? = nil) async throws(FleetError) -> FleetRollout {
       let gateway = try EtcdGateway(cluster: self)
-      _ = try prefix(ofSuite: suite)
+      let suitePrefix = try prefix(ofSuite: suite)
       let prefix = Array(try layout.machinesPrefix.utf8)
       var records: [(key: String, value: [UInt8])] = []
       var start = prefix
@@ -141,17 +141,16 @@
         start = last + [0]
       }
       let target = revision ?? at ?? 0
-      let state = await suiteState(suite, at: target, gateway: gateway)
+      let state = await suiteState(prefix: suitePrefix, at: target, gateway: gateway)
       return FleetRollout.classify(suite: suite, revision: target, state: state, records: records)
     }
 
-    /// What `suite` held at `revision`: its count of keys and the revision of its latest put, from one keys-only
-    /// range sorted by modification revision; nil when the cluster no longer knows (compacted) or not yet (a future
-    /// revision), or cannot be read.
+    /// What the suite under `prefix` held at `revision`: its count of keys and the revision of its latest put, from
+    /// one keys-only range sorted by modification revision; nil when the cluster no longer knows (compacted) or not
+    /// yet (a future revision), or cannot be read.
     private func suiteState(
-      _ suite: String, at revision: Int64, gateway: EtcdGateway
+      prefix: [UInt8], at revision: Int64, gateway: EtcdGateway
     ) async -> FleetRollout.SuiteState? {
-      guard let prefix = try? prefix(ofSuite: suite) else { return nil }  // coverage:ignore — checked by the caller
       var request = EtcdRangeRequest(
         key: EtcdBytes(prefix), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix)), limit: 1, keysOnly: true,
         revision: revision)

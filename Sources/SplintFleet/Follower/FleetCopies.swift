@@ -43,6 +43,9 @@
       /// the follower reports it holds. Not moved on by progress, or by other suites' changes: a report is written
       /// once a change, not at every revision the cluster moves on to (which the reports themselves move).
       var changed: FleetRevision?
+      /// How many keys of the suite the cluster holds as of ``changed`` (those left out too), while the range's keys
+      /// are known (``FleetCopies/rangeKeys``).
+      var keyCount = 0
 
       init(suite: String, writer: FleetCopyWriter, prefix: [UInt8]) {
         self.suite = suite
@@ -75,15 +78,15 @@
     private var reason: String?
     /// Whether a sync of the copies is due (within ``FleetFollower/Options/syncDelay``).
     private var syncScheduled = false
-    /// Every key of the watched range (the followed suites' and any other's between them) and the revision it was
-    /// put at, as of ``heldRevision``: each copy's count of them tells a quiet suite (see ``Held/keys``). Nil while
-    /// unknown (a follower that resumed from copies on disk, until it read the keys
-    /// again), and past ``maximumTrackedKeys`` keys (no settings suite has that many).
-    private var rangeKeys: [[UInt8]: Int64]?
-    /// The most keys of the watched range the follower keeps the revisions of (about 10 MB at most).
+    /// Every key of the watched range (the followed suites' and any other's between them) as of ``heldRevision``,
+    /// whose count per suite tells a quiet suite (see ``Held/keys``). Nil while unknown (a follower that resumed from
+    /// copies on disk, until it read the keys again), and past ``maximumTrackedKeys`` keys (no settings suite has
+    /// that many).
+    private var rangeKeys: Set<[UInt8]>?
+    /// The most keys of the watched range the follower keeps (about 10 MB at most).
     static let maximumTrackedKeys = 100_000
-    /// The range's keys as the whole read under way finds them.
-    private var readingKeys: [[UInt8]: Int64]?
+    /// The range's keys as the read under way (whole, or of the keys alone) finds them.
+    private var readingKeys: Set<[UInt8]>?
 
     init(
       copies: [Copy], engine: String, endpoints: [String], options: FleetFollower.Options,
@@ -160,7 +163,7 @@
         return fresh
       }
       skippedInRead = 0
-      readingKeys = [:]
+      readingKeys = []
     }
 
     /// The range's keys, as a read of them alone finds them (``takeKeys(_:)``) for a follower that resumed from its
@@ -169,33 +172,50 @@
 
     /// Starts a read of the range's keys alone, as of ``heldRevision``.
     func startReadingKeys() {
-      readingKeys = [:]
+      readingKeys = []
     }
 
     /// One part of a read of the range's keys.
     func takeKeys(_ pairs: [FleetPair]) {
-      for pair in pairs { track(pair.key, revision: pair.revision, into: &readingKeys) }
+      for pair in pairs { readKey(pair.key) }
     }
 
     /// Ends a read of the range's keys alone: they are known from now on (unless the read failed).
     func finishReadingKeys(keeping: Bool = true) {
-      if keeping, let read = readingKeys { rangeKeys = read }
+      if keeping, let read = readingKeys { know(read) }
       readingKeys = nil
     }
 
-    /// Records that `key` of the range was put at `revision` (nil: deleted), unless the keys are unknown, or would
-    /// be more than ``maximumTrackedKeys`` (they are then unknown until the next whole read).
-    private func track(_ key: [UInt8], revision: Int64?, into keys: inout [[UInt8]: Int64]?) {
-      guard keys != nil else { return }
-      if let revision { keys?[key] = revision } else { keys?[key] = nil }
-      if (keys?.count ?? 0) > Self.maximumTrackedKeys { keys = nil }
+    /// Adds `key` to the keys the read under way found, unless there are more than ``maximumTrackedKeys``.
+    private func readKey(_ key: [UInt8]) {
+      readingKeys?.insert(key)
+      if (readingKeys?.count ?? 0) > Self.maximumTrackedKeys { readingKeys = nil }
+    }
+
+    /// Takes `keys` as the range's, and counts each copy's.
+    private func know(_ keys: Set<[UInt8]>) {
+      rangeKeys = keys
+      for index in copies.indices {
+        copies[index].keyCount = keys.count(where: { $0.starts(with: copies[index].prefix) })
+      }
+    }
+
+    /// Records that `key` of the range was put (`present`) or deleted, and counts it in its suite's copy, unless
+    /// the keys are unknown, or would be more than ``maximumTrackedKeys`` (then unknown until the next whole read).
+    private func track(_ key: [UInt8], present: Bool) {
+      guard rangeKeys != nil else { return }
+      let counted = present ? rangeKeys?.insert(key).inserted == true : rangeKeys?.remove(key) != nil
+      if counted, let index = copies.firstIndex(where: { key.starts(with: $0.prefix) }) {
+        copies[index].keyCount += present ? 1 : -1
+      }
+      if (rangeKeys?.count ?? 0) > Self.maximumTrackedKeys { rangeKeys = nil }
     }
 
     /// One part of a whole read.
     func take(_ pairs: [FleetPair]) {
       guard var reading else { return }
       for pair in pairs {
-        track(pair.key, revision: pair.revision, into: &readingKeys)
+        readKey(pair.key)
         guard let index = reading.firstIndex(where: { pair.key.starts(with: $0.prefix) }) else { continue }
         guard let value = pair.value else {
           let key = String(decoding: pair.key.dropFirst(reading[index].prefix.count), as: UTF8.self)
@@ -216,7 +236,6 @@
       let keys = readingKeys
       readingKeys = nil
       guard keeping else { return }
-      rangeKeys = keys
       if skippedInRead > Self.maximumListedSkips {
         report(.skippedMore(count: skippedInRead - Self.maximumListedSkips))
       }
@@ -230,6 +249,7 @@
           report(.changed(suite: copy.suite, revision: at.revision))
         }
       }
+      if let keys { know(keys) } else { rangeKeys = nil }
       writeUnwritten()
     }
 
@@ -237,7 +257,7 @@
     /// not applied again. Each copy that changed is written once, with all of them.
     func apply(_ events: [FleetEvent], at: FleetRevision) {
       for event in events where event.revision > heldRevision {
-        track(event.key, revision: event.value == nil ? nil : event.revision, into: &rangeKeys)
+        track(event.key, present: event.value != nil)
       }
       for index in copies.indices {
         var copy = copies[index]
@@ -403,8 +423,7 @@
       copies.map { copy in
         Held(
           suite: copy.suite, at: copy.unwritten ? copy.written.at : copy.changed,
-          keys: copy.unwritten
-            ? nil : rangeKeys.map { keys in keys.keys.count(where: { $0.starts(with: copy.prefix) }) },
+          keys: copy.unwritten || rangeKeys == nil ? nil : copy.keyCount,
           skipped: copy.skipped, skippedMore: copy.skippedMore, failure: copy.written.failure)
       }
     }

@@ -66,20 +66,37 @@
       self.stopped = stopped
     }
 
-    /// The report as the cluster keeps it: JSON, its dates in ISO 8601.
-    var json: [UInt8] {
-      let encoder = JSONEncoder()
-      encoder.dateEncodingStrategy = .iso8601
-      encoder.outputFormatting = .sortedKeys
-      // A report of strings, numbers and dates always encodes.
-      return (try? Array(encoder.encode(self))) ?? []
-    }
+    /// The report as the cluster keeps it (see ``MachineKeyJSON``).
+    var json: [UInt8] { MachineKeyJSON.encode(self) }
 
     /// The report a cluster keeps as `bytes`; nil for what is not one.
-    static func decode(_ bytes: [UInt8]) -> FleetReport? {
+    static func decode(_ bytes: [UInt8]) -> FleetReport? { MachineKeyJSON.decode(bytes) }
+  }
+
+  /// How a machine's keys (its reports and its presence) are written: JSON with sorted keys, each time in the one form
+  /// the package writes times in for machines to read (`Date.isoTimestamp`, to the millisecond).
+  enum MachineKeyJSON {
+    static func encode(_ value: some Encodable) -> [UInt8] {
+      let encoder = JSONEncoder()
+      encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(date.isoTimestamp)
+      }
+      encoder.outputFormatting = .sortedKeys
+      // Strings, numbers and times always encode.
+      return (try? Array(encoder.encode(value))) ?? []
+    }
+
+    static func decode<Value: Decodable>(_ bytes: [UInt8]) -> Value? {
       let decoder = JSONDecoder()
-      decoder.dateDecodingStrategy = .iso8601
-      return try? decoder.decode(FleetReport.self, from: Data(bytes))
+      decoder.dateDecodingStrategy = .custom { decoder in
+        let container = try decoder.singleValueContainer()
+        guard let date = Date.parseISOTimestamp(try container.decode(String.self)) else {
+          throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time")
+        }
+        return date
+      }
+      return try? decoder.decode(Value.self, from: Data(bytes))
     }
   }
 
@@ -95,18 +112,9 @@
     let started: Date
     let suites: [String]
 
-    var json: [UInt8] {
-      let encoder = JSONEncoder()
-      encoder.dateEncodingStrategy = .iso8601
-      encoder.outputFormatting = .sortedKeys
-      return (try? Array(encoder.encode(self))) ?? []
-    }
+    var json: [UInt8] { MachineKeyJSON.encode(self) }
 
-    static func decode(_ bytes: [UInt8]) -> FleetPresence? {
-      let decoder = JSONDecoder()
-      decoder.dateDecodingStrategy = .iso8601
-      return try? decoder.decode(FleetPresence.self, from: Data(bytes))
-    }
+    static func decode(_ bytes: [UInt8]) -> FleetPresence? { MachineKeyJSON.decode(bytes) }
 
     /// Whether this claim is stale, seen from the machine `identity` that booted as `boot`: it is this machine's,
     /// from an earlier boot, or from a process of this boot that is gone.
