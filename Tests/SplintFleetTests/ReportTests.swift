@@ -37,6 +37,7 @@
         FleetMachine.derivedName(hostName: String(repeating: "h", count: 100), identity: "01234567")
           == String(repeating: "h", count: 63) + "-01234567")
       #expect(try FleetMachine(name: "web_07.eu-1").name == "web_07.eu-1")
+      #expect("\(try FleetMachine(name: "web_07.eu-1"))" == "web_07.eu-1")
       for bad in ["", ".hidden", "-flag", "a/b", "a b", "é", String(repeating: "a", count: 129)] {
         #expect(throws: FleetError.self, "\(bad)") { try FleetMachine(name: bad) }
       }
@@ -61,6 +62,19 @@
       } catch {
         #expect(error.code == .invalidConfiguration && error.description.contains("--machine NAME"))
       }
+    }
+  }
+
+  @Suite struct ReportFormatTests {
+    @Test("a report is read back as written, and one whose time is not the package's form is no report")
+    func readBack() throws {
+      let report = FleetReport(
+        machine: "web-07", suite: "app", cluster: "c1", revision: 42, keys: 3, since: Date(timeIntervalSince1970: 1),
+        skipped: [:], skippedMore: 0, copyFailure: nil, pid: 7, version: "1.0.0", stopped: nil)
+      let text = String(decoding: report.json, as: UTF8.self)
+      #expect(FleetReport.decode(report.json) == report, "\(text)")
+      let since = try #require(text.range(of: "1970-01-01T00:00:01.000Z"), "\(text)")
+      #expect(FleetReport.decode(Array(text.replacingCharacters(in: since, with: "yesterday").utf8)) == nil)
     }
   }
 
@@ -156,6 +170,44 @@
       try await etcd.put("/splint/app/interval", "61", user: "root:rootpw")
       #expect(await machine.waitFor("interval", 61))
       #expect(machine.events.filter { $0.hasPrefix("cannot report") }.count == 1, "\(machine.events)")
+      await machine.stop()
+      await etcd.stopAll()
+    }
+
+    @Test("a follower whose reports have no keys (a prefix without /) follows, and says why it cannot report")
+    func unkeyedReports() async throws {
+      let (etcd, cluster) = try await startCluster()
+      var layout = cluster
+      layout.prefix = "/cfg"
+      _ = try await put(etcd, "/cfgapp/interval", "60")
+      let machine = Machine(cluster: layout, machine: "unkeyed")
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      let said = { machine.events.contains { $0.hasPrefix("cannot report") && $0.contains("does not end with") } }
+      #expect(await eventually { said() }, "\(machine.events)")
+      await machine.stop()
+      await etcd.stopAll()
+    }
+
+    @Test("a presence whose lease the cluster lost (revoked, or expired while the follower was away) is claimed again")
+    func presenceClaimedAgain() async throws {
+      let (etcd, cluster) = try await startCluster()
+      _ = try await put(etcd, "/splint/app/interval", "60")
+      // Kept alive every second (a third of its 3 s).
+      let machine = Machine(
+        cluster: cluster, machine: "lost", options: FleetFollower.Options(presenceTimeToLive: .seconds(3)))
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      func lease() async throws -> Int64? {
+        let output = try await etcd.etcdctl(["get", "/splint.machines/lost/alive", "-w", "json"])
+        let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        return ((json?["kvs"] as? [[String: Any]])?.first?["lease"] as? NSNumber)?.int64Value
+      }
+      #expect(await eventually { (try? await lease()) != nil })
+      let first = try #require(try await lease())
+      _ = try await etcd.etcdctl(["lease", "revoke", String(first, radix: 16)])
+      #expect(await eventually { (try? await lease()).flatMap { $0 }.map { $0 != first } ?? false })
+      #expect(try await presences(etcd) == ["lost"])
       await machine.stop()
       await etcd.stopAll()
     }
