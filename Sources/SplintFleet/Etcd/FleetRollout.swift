@@ -2,9 +2,9 @@
   import SplintSettings
 
   #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
   #else
-    public import Foundation
+    import Foundation
   #endif
 
   /// Where a change to a suite stands across the machines that follow it, from what each machine's follower reports
@@ -123,7 +123,7 @@
       var at: Int64?
       // In pages of 1,000 keys, each read at the revision of the first, so that the whole is one state.
       while true {
-        var request = EtcdRangeRequest(
+        let request = EtcdRangeRequest(
           key: EtcdBytes(start), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix)), limit: 1_000,
           revision: at)
         let (page, endpoint) = try await gateway.call("/v3/kv/range", request, as: EtcdRangeResponse.self)

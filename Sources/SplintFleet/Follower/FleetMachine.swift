@@ -5,9 +5,9 @@
   import SplintSystemCalls
 
   #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
   #else
-    public import Foundation
+    import Foundation
   #endif
 
   /// A machine of the fleet as its follower names itself in the cluster: in the reports of what it applied, and in
