@@ -36,6 +36,7 @@
       case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
       case revisionNotKept(suite: String, revision: Int64, reason: String)
       case machineInUse(machine: String, host: String, since: Date)
+      case machineEnrolled(machine: String, user: String)
       case rolloutFailed(suite: String, machines: [String])
       case rolloutIncomplete(
         suite: String, revision: Int64, following: Int, expected: Int, behind: [String], after: Duration)
@@ -112,6 +113,8 @@
       public static let revisionNotKept = Code("revisionNotKept")
       /// Another follower, alive, reports under this machine's name.
       public static let machineInUse = Code("machineInUse")
+      /// The machine is enrolled already: the cluster has its user.
+      public static let machineEnrolled = Code("machineEnrolled")
       /// A machine that follows the suite left a key out, or cannot write its copy: the change did not reach it whole.
       public static let rolloutFailed = Code("rolloutFailed")
       /// Not every machine that follows the suite held the revision in time, or fewer followed it than expected.
@@ -144,6 +147,7 @@
       case .transactionTooLarge: .transactionTooLarge
       case .revisionNotKept: .revisionNotKept
       case .machineInUse: .machineInUse
+      case .machineEnrolled: .machineEnrolled
       case .rolloutFailed: .rolloutFailed
       case .rolloutIncomplete: .rolloutIncomplete
       case .cancelled: .cancelled
@@ -159,7 +163,7 @@
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
         .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed,
         .transactionTooLarge,
-        .revisionNotKept, .machineInUse, .rolloutFailed, .rolloutIncomplete, .cancelled:
+        .revisionNotKept, .machineInUse, .machineEnrolled, .rolloutFailed, .rolloutIncomplete, .cancelled:
         false
       }
     }
@@ -175,7 +179,7 @@
         true
       case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
         .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept, .machineInUse,
-        .rolloutFailed, .rolloutIncomplete:
+        .machineEnrolled, .rolloutFailed, .rolloutIncomplete:
         false
       }
     }
@@ -267,7 +271,8 @@
           "\(server) does not let this user \(what).",
           """
           Grant its role the keys (`etcdctl role grant-permission ROLE read --prefix=true /splint/`: a follower needs \
-          only read; a writer needs readwrite there and on /splint.history/, where each change is recorded).
+          only read; a writer needs readwrite there and on /splint.history/, where each change is recorded). Users \
+          and roles are made and removed by etcd's root alone (`fleet enroll`, `fleet forget`: --user root).
           """
         )
       case .rejected(let server, let message):
@@ -329,10 +334,19 @@
         )
       case .machineInUse(let machine, let host, let since):
         return (
-          "Another follower, alive, reports as the machine \(machine) (on the host \(host), since \(since.timestampText)).",
+          "A follower, alive, reports as the machine \(machine) (on the host \(host), since \(since.timestampText)).",
           """
-          This follower goes on following, and does not report. Give each machine a name of its own (--machine, in \
-          /etc/splint/fleet.conf for the service); a follower that died is replaced once its lease expires.
+          A name is one machine's: give each machine its own (--machine, in /etc/splint/fleet.conf for the service). \
+          A follower that died gives its name up once its lease expires; a machine is forgotten once its follower is \
+          stopped (`systemctl disable --now splint-fleet` on it).
+          """
+        )
+      case .machineEnrolled(let machine, let user):
+        return (
+          "The machine \(machine) is enrolled already: the cluster has its user \(user).",
+          """
+          Its password is not changed under its follower. To enrol it again, forget it first (`splintctl fleet \
+          forget --machine \(machine)`); to give it a new password alone, `etcdctl user passwd \(user)`.
           """
         )
       case .rolloutFailed(let suite, let machines):

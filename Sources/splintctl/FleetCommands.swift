@@ -40,6 +40,7 @@
         FleetFollowCommand.self, FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self,
         FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self, FleetHistoryCommand.self,
         FleetDiffCommand.self, FleetRollbackCommand.self, FleetRolloutCommand.self, FleetWaitCommand.self,
+        FleetEnrollCommand.self, FleetForgetCommand.self,
       ])
   }
 
@@ -152,7 +153,8 @@
       case .invalidConfiguration, .insecureEndpoint, .notJSON, .reservedKey:
         ExitStatus.usage
       case .noPassword, .authenticationFailed, .permissionDenied, .rejected, .valueTooLarge, .keyTooLong,
-        .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .machineInUse, .cancelled:
+        .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .machineInUse, .machineEnrolled,
+        .cancelled:
         ExitStatus.failure
       case .rolloutFailed:
         ExitStatus.rejected
@@ -195,8 +197,8 @@
         cannot be kept): splint-fleet.service starts it again (Restart=on-failure). Stopped (SIGTERM, SIGINT), it \
         exits 0. A second follower of the same copy waits, and takes over when the first ends. It reports to the \
         cluster what each copy holds, as this machine (/splint.machines/<machine>/reports/<suite>), and that the \
-        machine is alive (/splint.machines/<machine>/alive, on a lease of 15 s); a follower that cannot report goes \
-        on following, and says why.
+        machine is alive (/splint.machines/<machine>/alive, on a lease of --presence-ttl); a follower that cannot \
+        report goes on following, and says why.
         """)
 
     @Option(name: .customLong("suite"), help: "A suite to follow; give --suite once for each.")
@@ -209,10 +211,20 @@
         """)
     var machine: String?
 
+    @Option(
+      name: .customLong("presence-ttl"),
+      help: ArgumentHelp(
+        """
+        How long the cluster holds this machine's presence after it last heard from the follower (the lease's time \
+        to live, 2 or more): a follower that died, or is cut off, is gone after it.
+        """, valueName: "seconds"))
+    var presenceTTL = 15
+
     @OptionGroup var cluster: ClusterOptions
 
     func validate() throws {
       guard !suites.isEmpty else { throw ValidationError("Name the suites to follow: --suite NAME (once each).") }
+      guard presenceTTL >= 2 else { throw ValidationError("--presence-ttl is a number of seconds, 2 or more.") }
     }
 
     func run() async throws {
@@ -226,7 +238,7 @@
           suites: suites, cluster: cluster,
           machine: try machine.map { name throws(FleetError) in
             try FleetMachine(name: name)
-          }
+          }, options: FleetFollower.Options(presenceTimeToLive: .seconds(presenceTTL))
         ) { event in
           Output.error("splintctl fleet follow: \(event)")
         }
@@ -423,16 +435,17 @@
             "revision": .int(Int(written.revision)),
             "new": .bool(isNew),
           ]).description)
-        return
+      } else {
+        let was = written.previousValue.map { " (it was \(shownJSON($0)))" } ?? ""
+        Output.line("\(key) = \(shownJSON(text)) in \(suite), written at revision \(written.revision)\(was)")
+        if isNew {
+          // Written already: a read that fails now (a role that may only write) costs the note its close keys alone.
+          let others = ((try? await cluster.storedValues(suite: suite)) ?? []).map(\.key).filter { $0 != key }
+          Output.line(
+            "\(key) is a new key: \(suite) held no value of it before\(closeKeys(to: key, in: others, of: suite)).")
+        }
       }
-      let was = written.previousValue.map { " (it was \(shownJSON($0)))" } ?? ""
-      Output.line("\(key) = \(shownJSON(text)) in \(suite), written at revision \(written.revision)\(was)")
-      if isNew {
-        // Written already: a read that fails now (a role that may only write) costs the note its close keys alone.
-        let others = ((try? await cluster.storedValues(suite: suite)) ?? []).map(\.key).filter { $0 != key }
-        Output.line(
-          "\(key) is a new key: \(suite) held no value of it before\(closeKeys(to: key, in: others, of: suite)).")
-      }
+      try await records.waitIfAsked(cluster, endpoints, suite: suite, revision: written.revision)
     }
 
     /// Prints what setting the key to `text` would change.
@@ -496,6 +509,7 @@
       } else {
         Output.line("\(suite) holds no \(key): nothing was removed (the cluster is at revision \(removed.revision))")
       }
+      try await records.waitIfAsked(cluster, endpoints, suite: suite, revision: removed.revision)
     }
   }
 
@@ -585,6 +599,7 @@
         let what = stop ? "was not enforced" : "was already enforced"
         Output.line("\(key) \(what) in \(suite): nothing changed (the cluster is at revision \(changed.revision))")
       }
+      try await records.waitIfAsked(cluster, endpoints, suite: suite, revision: changed.revision)
     }
   }
 

@@ -31,7 +31,19 @@
       help: "The largest request the cluster takes, in bytes (its --max-request-bytes).")
     var maxRequestBytes = 1_572_864
 
+    @Option(
+      help: ArgumentHelp(
+        """
+        After the write, wait at most this many seconds until every machine that follows the suite holds it, as \
+        `fleet wait` does (its exit statuses: 1 at the timeout, 65 when a machine left the value out), telling what \
+        it found on standard error.
+        """, valueName: "seconds"))
+    var wait: Double?
+
     func validate() throws {
+      guard (wait ?? 1) > 0, (wait ?? 1).isFinite else {
+        throw ValidationError("--wait is a number of seconds above 0.")
+      }
       guard historyLimit >= 1 else { throw ValidationError("--history-limit is a number of records, 1 or more.") }
       guard (historyDays ?? 1) >= 1 else { throw ValidationError("--history-days is a number of days, 1 or more.") }
       guard maxTransactionOperations >= 1, maxRequestBytes >= 1 else {
@@ -50,6 +62,19 @@
       cluster.maximumTransactionOperations = maxTransactionOperations
       cluster.maximumRequestSize = maxRequestBytes
       return (cluster, endpoints)
+    }
+
+    /// With --wait, waits until every machine that follows `suite` holds `revision`, as `fleet wait` does: the rollout
+    /// it ends with on standard error (standard output is the write's), its failure thrown as `fleet wait`'s.
+    func waitIfAsked(
+      _ cluster: EtcdCluster, _ endpoints: ClusterOptions.Endpoints, suite: String, revision: Int64
+    ) async throws {
+      guard let wait else { return }
+      let timeout = Duration.milliseconds(Int(min(wait, 86_400) * 1000))
+      let rollout = try await endpoints.reporting { () throws(FleetError) in
+        try await cluster.waitForRollout(suite: suite, revision: revision, timeout: timeout, expect: 1)
+      }
+      for line in FleetRolloutCommand.lines(rollout) { Output.error(line) }
     }
   }
 
@@ -234,6 +259,7 @@
       } else {
         Output.line("\(suite) rolled back to revision \(to), at revision \(written.revision)")
       }
+      try await records.waitIfAsked(cluster, endpoints, suite: suite, revision: written.revision)
     }
   }
 

@@ -17,10 +17,12 @@
         From each machine's report (/splint.machines/<machine>/reports/<suite>): how many machines follow the \
         suite and how many hold the revision (the cluster's now, or --revision), then each machine that is behind, \
         left a value out or cannot write its copy, was stopped, or is gone (its follower died or is cut off), with \
-        the revision it holds and since when. With --json: {"suite": S, "revision": R, "machines": [{"name": N, \
-        "state": "holding"|"behind"|"problem"|"stopped"|"gone", "revision": R, "since": DATE, "skipped": {KEY: \
-        WHY}, "copyFailure": WHY}]}. Exit status 0 when every machine that follows the suite holds the revision, 1 \
-        when one is behind, 65 when one left a value out or cannot write its copy.
+        the revision it holds and since when (by the machine's clock, and how far that is off the cluster's when \
+        by 2 s or more). With --json: {"suite": S, "revision": R, "machines": [{"name": N, "state": \
+        "holding"|"behind"|"problem"|"stopped"|"gone", "revision": R, "since": DATE, "clockOffset": SECONDS (the \
+        machine's clock minus the cluster's), "skipped": {KEY: WHY}, "copyFailure": WHY}]}. Exit status 0 when \
+        every machine that follows the suite holds the revision, 1 when one is behind, 65 when one left a value \
+        out or cannot write its copy.
         """)
 
     @Option(help: "The suite.")
@@ -57,7 +59,8 @@
       ]
       for machine in rollout.machines where machine.state != .holding {
         let report = machine.report
-        let held = report.map { "at revision \($0.revision) since \($0.since.timestampText)" } ?? "no report yet"
+        let held =
+          report.map { "at revision \($0.revision) since \($0.since.timestampText)\(clock($0))" } ?? "no report yet"
         switch machine.state {
         case .behind:
           lines.append("behind: \(machine.name), \(held)")
@@ -80,6 +83,13 @@
       return lines
     }
 
+    /// ` (its clock N s ahead)` for a report whose machine's clock is 2 seconds or more off the cluster's, so that a
+    /// time that looks wrong is not taken for the machine's.
+    static func clock(_ report: FleetReport) -> String {
+      guard let offset = report.clockOffset, abs(offset) >= 2 else { return "" }
+      return " (by its clock, \(Int(abs(offset).rounded())) s \(offset > 0 ? "ahead of" : "behind") the cluster's)"
+    }
+
     /// The rollout as one JSON object.
     static func json(_ rollout: FleetRollout) -> JSONValue {
       .object([
@@ -92,6 +102,7 @@
             if let report = machine.report {
               fields["revision"] = .int(Int(report.revision))
               fields["since"] = .string(report.since.isoTimestamp)
+              if let offset = report.clockOffset { fields["clockOffset"] = .double(offset) }
               fields["skipped"] = .object(
                 Dictionary(uniqueKeysWithValues: report.skipped.map { (JSONKey($0.key), JSONValue.string($0.value)) }))
               if report.skippedMore > 0 { fields["skippedMore"] = .int(report.skippedMore) }

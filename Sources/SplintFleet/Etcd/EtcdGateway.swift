@@ -23,6 +23,12 @@
     private let preferred = Atomic<Int>(0)
     /// The token `authenticate` got, per endpoint's cluster (one cluster: one token), while it is valid.
     private let token = Mutex<String?>(nil)
+    /// This machine's clock minus the cluster's, in seconds, as the last answer's `Date` header told it.
+    private let offset = Mutex<Double?>(nil)
+
+    /// This machine's clock minus the cluster's (the `Date` header of the member that answered last, to half a
+    /// second, and the time its answer took), in seconds; nil before a member's answer had one.
+    var clockOffset: Double? { offset.withLock { $0 } }
 
     init(cluster: EtcdCluster) throws(FleetError) {
       self.cluster = cluster
@@ -62,6 +68,14 @@
     func call<Request: Encodable, Response: Decodable>(
       _ path: String, _ request: Request, as: Response.Type, timeout: Duration? = nil
     ) async throws(FleetError) -> (response: Response, endpoint: Int) {
+      try await call(path, body: Self.encode(request), as: Response.self, timeout: timeout)
+    }
+
+    /// ``call(_:_:as:timeout:)`` with a request already written: `body`, which the caller wipes when it holds a
+    /// password.
+    func call<Response: Decodable>(
+      _ path: String, body: [UInt8], as: Response.Type, timeout: Duration? = nil
+    ) async throws(FleetError) -> (response: Response, endpoint: Int) {
       var failures: [String] = []
       var tls: FleetError?
       var onlyTLS = true
@@ -69,7 +83,7 @@
       for offset in endpoints.indices {
         let index = (first + offset) % endpoints.count
         do throws(FleetError) {
-          let response = try await call(path, request, as: Response.self, on: index, timeout: timeout)
+          let response = try await call(path, body: body, as: Response.self, on: index, timeout: timeout)
           preferred.store(index, ordering: .relaxed)
           return (response, index)
         } catch  where error.movesOn {
@@ -87,7 +101,14 @@
     func call<Request: Encodable, Response: Decodable>(
       _ path: String, _ request: Request, as: Response.Type, on index: Int, timeout: Duration? = nil
     ) async throws(FleetError) -> Response {
-      guard let response = try await call(path, request, as: Response.self, on: index, timeout: timeout, limit: nil)
+      try await call(path, body: Self.encode(request), as: Response.self, on: index, timeout: timeout)
+    }
+
+    /// ``call(_:_:as:on:timeout:)`` with a request already written.
+    private func call<Response: Decodable>(
+      _ path: String, body: [UInt8], as: Response.Type, on index: Int, timeout: Duration?
+    ) async throws(FleetError) -> Response {
+      guard let response = try await call(path, body: body, as: Response.self, on: index, timeout: timeout, limit: nil)
       else { preconditionFailure("without a limit, no answer is too large") }  // coverage:ignore — see the line above
       return response
     }
@@ -97,11 +118,18 @@
     func call<Request: Encodable, Response: Decodable>(
       _ path: String, _ request: Request, as: Response.Type, on index: Int, timeout: Duration? = nil, limit: Int?
     ) async throws(FleetError) -> Response? {
-      let body = Self.encode(request)
+      try await call(path, body: Self.encode(request), as: Response.self, on: index, timeout: timeout, limit: limit)
+    }
+
+    /// ``call(_:_:as:on:timeout:limit:)`` with a request already written.
+    private func call<Response: Decodable>(
+      _ path: String, body: [UInt8], as: Response.Type, on index: Int, timeout: Duration?, limit: Int?
+    ) async throws(FleetError) -> Response? {
       var retried = false
       while true {
         let headers = try await headers(on: index)
         let answer: FleetHTTPResponse
+        let sent = Date()
         do throws(FleetTransportError) {
           answer = try await client.send(
             .POST, endpoints[index] + path, headers: headers, body: body, timeout: timeout ?? cluster.requestTimeout,
@@ -111,6 +139,12 @@
           throw FleetError(transport: error, timeout: timeout ?? cluster.requestTimeout)
         }
         if answer.status == 200 {
+          if let date = answer.date {
+            // The member's clock was between the header's second and the next one as it answered, between `sent`
+            // and now.
+            let answered = sent.timeIntervalSince1970 + Date().timeIntervalSince(sent) / 2
+            offset.withLock { $0 = answered - (date.timeIntervalSince1970 + 0.5) }
+          }
           return try Self.decode(answer.body, as: Response.self, answering: path, server: endpoints[index])
         }
         let failure = Self.failure(in: answer)

@@ -245,16 +245,22 @@
 
   /// `POST /v3/kv/txn`'s response: whether the comparisons held, and each operation's answer.
   struct EtcdTransactionResponse: Decodable, Sendable {
-    /// One operation's answer: a range's keys (the others' answers are not read).
+    /// One operation's answer: a range's keys, or how many keys a delete removed (a put's answer is not read).
     struct Answer: Decodable, Sendable {
       struct Range: Decodable, Sendable {
         let kvs: [EtcdKeyValue]?
       }
 
+      struct Delete: Decodable, Sendable {
+        let deleted: EtcdInteger?
+      }
+
       let responseRange: Range?
+      var responseDeleteRange: Delete? = nil
 
       enum CodingKeys: String, CodingKey {
         case responseRange = "response_range"
+        case responseDeleteRange = "response_delete_range"
       }
     }
 

@@ -30,6 +30,10 @@
     public let keys: Int?
     /// When the copy came to hold ``revision``, by the machine's clock.
     public let since: Date
+    /// The machine's clock minus the cluster's, in seconds, to about half a second (from the `Date` header of the
+    /// member that last answered the follower): ``since`` minus it is the time by the cluster's clock. Nil when no
+    /// member's answer had one.
+    public let clockOffset: Double?
     /// The keys left out of the copy, and why (at most 100, each name cut to a line's length).
     public let skipped: [String: String]
     /// How many more keys were left out than ``skipped`` lists.
@@ -49,8 +53,8 @@
 
     package init(
       machine: String, suite: String, cluster: String?, revision: Int64, keys: Int?, since: Date,
-      skipped: [String: String],
-      skippedMore: Int, copyFailure: String?, pid: Int32, version: String, stopped: Date?
+      clockOffset: Double?, skipped: [String: String], skippedMore: Int, copyFailure: String?, pid: Int32,
+      version: String, stopped: Date?
     ) {
       self.machine = machine
       self.suite = suite
@@ -58,6 +62,7 @@
       self.revision = revision
       self.keys = keys
       self.since = since
+      self.clockOffset = clockOffset
       self.skipped = skipped
       self.skippedMore = skippedMore
       self.copyFailure = copyFailure

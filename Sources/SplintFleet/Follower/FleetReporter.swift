@@ -157,7 +157,9 @@
       if since[copy.suite]?.revision != revision { since[copy.suite] = (revision, Date()) }
       let report = FleetReport(
         machine: machine.name, suite: copy.suite, cluster: copy.at?.cluster, revision: revision, keys: copy.keys,
-        since: since[copy.suite]?.date ?? Date(), skipped: copy.skipped, skippedMore: copy.skippedMore,
+        since: since[copy.suite]?.date ?? Date(),
+        clockOffset: gateway.clockOffset.map { ($0 * 10).rounded() / 10 }, skipped: copy.skipped,
+        skippedMore: copy.skippedMore,
         copyFailure: copy.failure, pid: getpid(), version: SplintVersion.current, stopped: stopped)
       _ = try await gateway.call(
         "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(key), value: EtcdBytes(report.json)), as: EtcdPutResponse.self)

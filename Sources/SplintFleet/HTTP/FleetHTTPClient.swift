@@ -23,6 +23,38 @@
 
     /// The first value of header `name`, if the response has one.
     func header(_ name: String) -> String? { headers.first(name: name) }
+
+    /// The time the `Date` header names, in HTTP's one form (IMF-fixdate, RFC 9110: "Sun, 29 Nov 2026 03:55:00
+    /// GMT"); nil without one, or for another form.
+    var date: Date? { header("Date").flatMap(Self.date(header:)) }
+
+    /// The time `text`, a `Date` header, names in IMF-fixdate; nil for another form.
+    static func date(header text: String) -> Date? {
+      let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+      let clock = parts.count == 6 ? parts[4].split(separator: ":", omittingEmptySubsequences: false) : []
+      let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+      func number(_ text: Substring, _ digits: Int, _ range: ClosedRange<Int>) -> Int? {
+        guard text.count == digits, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(text),
+          range.contains(value)
+        else { return nil }
+        return value
+      }
+      guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), parts[5] == "GMT", clock.count == 3,
+        let month = months.firstIndex(of: String(parts[2])), let year = number(parts[3], 4, 1970...9999),
+        let hour = number(clock[0], 2, 0...23), let minute = number(clock[1], 2, 0...59),
+        let second = number(clock[2], 2, 0...60)
+      else { return nil }
+      let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+      let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+      guard let day = number(parts[1], 2, 1...lengths[month]) else { return nil }
+      // Days since 1970-01-01, as Howard Hinnant's days_from_civil counts them (years from March).
+      let (shifted, march) = month < 2 ? (year - 1, month + 10) : (year, month - 2)
+      let (era, yearOfEra) = (shifted / 400, shifted % 400)
+      let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + (153 * march + 2) / 5 + day - 1
+      let days = era * 146_097 + dayOfEra - 719_468
+      return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
   }
 
   /// Why a request got no HTTP response: the server is unreachable, did not answer in time, or spoke something else.
