@@ -249,6 +249,14 @@
       let revision = try await put(etcd, "/splint/app/interval", "61")
       let rollout = try await cluster.waitForRollout(suite: "app", revision: revision, timeout: .seconds(30), expect: 3)
       #expect(rollout.machines.map(\.name) == ["a", "b", "c"] && rollout.isComplete)
+      // Read in pages, the machines' keys make the same rollout (one state: each page read at the first's revision).
+      let paged = try await cluster.rollout(suite: "app", revision: revision, pageSize: 2)
+      #expect(paged.machines.map(\.name) == ["a", "b", "c"] && paged.isComplete, "\(paged)")
+      // A wait cancelled ends at once, saying so.
+      let cancelled = Task { try await cluster.waitForRollout(suite: "nobody", timeout: .seconds(60)) }
+      cancelled.cancel()
+      let ended = await #expect(throws: FleetError.self) { try await cancelled.value }
+      #expect(ended?.code == .cancelled, "\(String(describing: ended))")
       for machine in machines { #expect(machine.store("app").value(forKey: "interval") == 61) }
       // Nothing changes: the cluster's revision now (which the followers' own reports moved on) is held all the same.
       let quiet = try await cluster.waitForRollout(suite: "app", timeout: .seconds(30), expect: 3)

@@ -115,16 +115,21 @@
     /// - Throws: A ``FleetError``: the cluster unreachable, a refused password, a role that may not read the
     ///   machines' keys (`/splint.machines/`), a suite that is not a name.
     public func rollout(suite: String, revision: Int64? = nil) async throws(FleetError) -> FleetRollout {
+      try await rollout(suite: suite, revision: revision, pageSize: 1_000)
+    }
+
+    /// ``rollout(suite:revision:)``, reading the machines' keys `pageSize` at a time.
+    func rollout(suite: String, revision: Int64?, pageSize: Int64) async throws(FleetError) -> FleetRollout {
       let gateway = try EtcdGateway(cluster: self)
       let suitePrefix = try prefix(ofSuite: suite)
       let prefix = Array(try layout.machinesPrefix.utf8)
       var records: [(key: String, value: [UInt8])] = []
       var start = prefix
       var at: Int64?
-      // In pages of 1,000 keys, each read at the revision of the first, so that the whole is one state.
+      // In pages (of 1,000 keys), each read at the revision of the first, so that the whole is one state.
       while true {
         let request = EtcdRangeRequest(
-          key: EtcdBytes(start), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix)), limit: 1_000,
+          key: EtcdBytes(start), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix)), limit: pageSize,
           revision: at)
         let (page, endpoint) = try await gateway.call("/v3/kv/range", request, as: EtcdRangeResponse.self)
         guard let pageRevision = page.header.revision?.revision else {
@@ -194,14 +199,11 @@
               suite: suite, revision: rollout.revision, following: following, expected: max(1, expect),
               behind: behind, after: timeout))
         }
-        do {
-          try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
-        } catch {
-          throw FleetError(.cancelled)
-        }
+        let nap = min(pause, deadline - ContinuousClock.now)
+        guard (try? await Task.sleep(for: nap)) != nil else { throw FleetError(.cancelled) }
         pause = min(pause * 2, .seconds(1))
       }
-    }
+    }  // coverage:ignore — the loop above returns or throws
 
     /// What a machine with a problem left out, or why it cannot write its copy.
     private static func problemText(_ machine: FleetRollout.Machine) -> String {

@@ -97,6 +97,7 @@
         identity: machine.identity, host: FleetMachine.hostName, boot: boot, pid: getpid(), started: Date(),
         suites: suites)
       var held: Int64 = 0
+      let presenceName = String(decoding: presenceKey, as: UTF8.self)
       do throws(FleetError) {
         // A few rounds: the name may be claimed, or given up, between the read and the claim.
         for _ in 0..<3 {
@@ -113,19 +114,17 @@
             report(.reporting(machine: machine.name))
             return
           }
-          guard let holder = response.responses?.first?.responseRange?.kvs?.first else {
-            held = 0
-            continue
-          }
-          // What is not a presence was not put by a follower: no follower holds the name.
-          if let other = FleetPresence.decode(holder.value?.bytes ?? []),
+          // None: the presence expired since it was read. What is not a presence was not put by a follower: no
+          // follower holds the name.
+          let holder = response.responses?.first?.responseRange?.kvs?.first
+          if let other = FleetPresence.decode(holder?.value?.bytes ?? []),
             !other.isStale(identity: machine.identity, boot: boot)
           {
             throw FleetError(.machineInUse(machine: machine.name, host: other.host, since: other.started))
           }
-          held = holder.modRevision?.value ?? 0
+          held = holder?.modRevision?.value ?? 0
         }
-        throw FleetError(.conflict(key: String(decoding: presenceKey, as: UTF8.self)))
+        throw FleetError(.conflict(key: presenceName))  // coverage:ignore — the name changed hands in all three rounds
       } catch {
         try? await gateway.revoke(lease: lease)
         throw error
