@@ -29,7 +29,7 @@
 
     func run() async throws {
       let (cluster, endpoints) = try self.cluster.cluster(suites: [])
-      var password = Data(Self.newPassword())
+      var password = Self.newPassword()
       defer { password.resetBytes(in: 0..<password.count) }
       let machine = try await endpoints.reporting { () throws(FleetError) in
         let machine = try FleetMachine(name: self.machine)
@@ -50,11 +50,16 @@
         """)
     }
 
-    /// A new password: 32 characters of the 64 of base64url (192 random bits), as bytes, never a `String`.
-    static func newPassword() -> [UInt8] {
-      let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// A new password: 32 characters of the 64 of base64url (192 random bits), made in place as bytes (never a
+    /// `String`, nor a copy left unwiped), for the caller to wipe.
+    static func newPassword() -> Data {
+      let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
       var generator = SystemRandomNumberGenerator()
-      return (0..<32).map { _ in alphabet[Int((generator.next() as UInt8) & 63)] }
+      var password = Data(count: 32)
+      password.withUnsafeMutableBytes { bytes in
+        for index in bytes.indices { bytes[index] = alphabet.utf8Start[Int((generator.next() as UInt8) & 63)] }
+      }
+      return password
     }
   }
 

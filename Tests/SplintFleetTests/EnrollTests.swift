@@ -48,6 +48,24 @@
         }, "\(machine.events)")
       #expect(!machine.events.contains { $0.hasPrefix("cannot report") }, "\(machine.events)")
 
+      // A report its role may no longer write is refused, and written once the role may again: the follower says
+      // both, and goes on following all along. Each change of a role makes every token older than it stale.
+      let role = web1.etcdUser, own = "/splint.machines/web-1/"
+      try await etcd.etcdctl(["role", "revoke-permission", role, own, "--prefix=true"], user: rootUser)
+      try await etcd.put("/splint/app/interval", "61", user: rootUser)
+      let changed = try await etcd.revision()
+      #expect(await machine.waitFor("interval", 61))
+      #expect(
+        await eventually { machine.events.contains { $0.hasPrefix("cannot report") } }, "\(machine.events)")
+      try await etcd.etcdctl(["role", "grant-permission", role, "readwrite", own, "--prefix=true"], user: rootUser)
+      #expect(
+        await eventually { machine.events.filter { $0.hasPrefix("reporting to the cluster") }.count == 2 },
+        "\(machine.events)")
+      let report = try await etcd.etcdctl(["get", own + "reports/app", "--print-value-only"], user: rootUser)
+      #expect((FleetReport.decode(Array(report.utf8))?.revision ?? 0) >= changed, "\(report)")
+      try await etcd.put("/splint/app/interval", "60", user: rootUser)
+      #expect(await machine.waitFor("interval", 60))
+
       // Its user may write its own keys, and no other machine's, nor the settings.
       let web1User = "splint-machine-web-1:web-1-pw"
       try await etcd.put("/splint.machines/web-1/reports/other", "{}", user: web1User)
