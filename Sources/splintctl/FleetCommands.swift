@@ -220,6 +220,15 @@
         """, valueName: "seconds"))
     var presenceTTL = 15
 
+    @Option(
+      help: ArgumentHelp(
+        """
+        Keep a metrics file here for node_exporter's textfile collector (a .prom file in its \
+        --collector.textfile.directory, which must exist): each copy's revision, keys, left-out keys and write \
+        failure, and whether the follower follows and reports, rewritten whole when it changes.
+        """, valueName: "path"))
+    var metricsFile: String?
+
     @OptionGroup var cluster: ClusterOptions
 
     func validate() throws {
@@ -238,7 +247,9 @@
           suites: suites, cluster: cluster,
           machine: try machine.map { name throws(FleetError) in
             try FleetMachine(name: name)
-          }, options: FleetFollower.Options(presenceTimeToLive: .seconds(presenceTTL))
+          },
+          options: FleetFollower.Options(
+            presenceTimeToLive: .seconds(presenceTTL), metricsFile: metricsFile.map { URL(fileURLWithPath: $0) })
         ) { event in
           Output.error("splintctl fleet follow: \(event)")
         }

@@ -360,6 +360,9 @@
       writeUnwritten()
     }
 
+    /// What the follower does, as every copy records it, and since when.
+    var status: (state: FleetCopyStatus.State, since: Date) { (state, since) }
+
     /// How many times the follower has started a watch: a loss told after one started would be stale.
     private(set) var connections = 0
 

@@ -55,12 +55,17 @@
       /// live, in whole seconds, at least 2): 15 seconds unless set. A follower that died, or was cut off, is gone
       /// after it; a new leader extends it by its election timeout.
       public var presenceTimeToLive: Duration
+      /// Where the follower keeps a metrics file for node_exporter's textfile collector (a `.prom` file in its
+      /// `--collector.textfile.directory`): what each copy holds, and whether the follower follows and reports, in
+      /// Prometheus's text format, rewritten whole when it changes (within ``checkInterval``). Its directory must
+      /// exist. None unless set.
+      public var metricsFile: URL?
 
       /// The defaults, or the limits given.
       public init(
         maximumValueSize: Int = 64 << 10, maximumCopySize: Int = 4 << 20, checkInterval: Duration = .seconds(3),
         maximumReconnectDelay: Duration = .seconds(5), syncDelay: Duration = .seconds(1), reports: Bool = true,
-        presenceTimeToLive: Duration = .seconds(15)
+        presenceTimeToLive: Duration = .seconds(15), metricsFile: URL? = nil
       ) {
         self.maximumValueSize = maximumValueSize
         self.maximumCopySize = maximumCopySize
@@ -69,6 +74,7 @@
         self.syncDelay = syncDelay
         self.reports = reports
         self.presenceTimeToLive = presenceTimeToLive
+        self.metricsFile = metricsFile
       }
     }
 
@@ -98,6 +104,9 @@
       /// The follower cannot report (`error` says why), and goes on following: told once until reporting works
       /// again, or fails otherwise.
       case reportingFailed(FleetError)
+      /// The metrics file (``Options/metricsFile``) cannot be written, for `reason`; following goes on. Told once
+      /// until it is written again.
+      case metricsFailed(String)
 
       /// The event as a log line.
       public var description: String {
@@ -116,6 +125,7 @@
         case .copyFailed(let suite, let error): "\(suite): \(error)"
         case .reporting(let machine): "reporting to the cluster as the machine \(machine)"
         case .reportingFailed(let error): "cannot report to the cluster (following goes on): \(error)"
+        case .metricsFailed(let reason): "cannot keep the metrics file (following goes on): \(reason)"
         }
       }
     }
@@ -135,6 +145,8 @@
     private let reporter: FleetReporter?
     /// Why the follower cannot report, found as it was made (a machine without a machine ID, and no name given).
     private let reporterProblem: FleetError?
+    /// The metrics file's writer, when the options name one.
+    private let metrics: FleetMetrics?
 
     /// A follower of `suites` in `cluster`, writing their copies in `directory`.
     ///
@@ -181,6 +193,9 @@
         }
       }
       (self.reporter, reporterProblem) = (reporter, problem)
+      metrics = options.metricsFile.map { url in
+        FleetMetrics(url: url, machine: reporter?.machine.name ?? machine?.name, report: told)
+      }
     }
 
     /// Follows the cluster until the task is cancelled: then records in the copies that the follower stopped, and
@@ -200,10 +215,14 @@
       await copies.load()
       if let reporterProblem { report(.reportingFailed(reporterProblem)) }
       let reporting = Task { [reporter] in await reporter?.run(copies: copies) }
-      // Readers see when the follower was last there, whatever the cluster does.
+      await metrics?.update(copies: copies, reporter: reporter)
+      // Readers see when the follower was last there, whatever the cluster does; the metrics file what it holds.
       let interval = options.checkInterval
-      let heartbeat = Task {
-        while (try? await Task.sleep(for: interval)) != nil { await copies.heartbeat() }
+      let heartbeat = Task { [metrics, reporter] in
+        while (try? await Task.sleep(for: interval)) != nil {
+          await copies.heartbeat()
+          await metrics?.update(copies: copies, reporter: reporter)
+        }
       }
       var failure: FleetError?
       do throws(FleetError) {
@@ -227,6 +246,7 @@
         await telling.value
         bound.cancel()
       }
+      await metrics?.update(copies: copies, reporter: reporter)
       if let stopped { throw stopped }
     }
 

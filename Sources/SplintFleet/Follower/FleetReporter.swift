@@ -49,6 +49,9 @@
       self.report = report
     }
 
+    /// Whether the follower holds its name and its last report went through.
+    var isReporting: Bool { lease != nil && failure == nil }
+
     /// Reports what `copies` hold, and keeps the machine's presence, until the task is cancelled.
     func run(copies: FleetCopies) async {
       let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))

@@ -326,6 +326,17 @@ enum FileIO {
     return FileIdentity(written)
   }
 
+  /// Replaces the file at `path` with `bytes` whole, atomically, for another program to read (a follower's metrics
+  /// file): found as a settings file is, under the same rules, with its owner and mode kept (`newFileMode` for a new
+  /// one). No lock (one process writes it), no directory made, and not durable: it is written again at the next
+  /// change.
+  static func publish(_ bytes: [UInt8], at path: String, newFileMode: mode_t) throws(FileIOError) {
+    let location = try locate(path)
+    let found = try open(location, checkingWriteAccess: true)
+    let ownership = try replacementOwnership(of: found, in: location, newFileMode: newFileMode)
+    _ = try replace(in: location, with: bytes, ownership: ownership, sync: false)
+  }
+
   /// Keeps `bytes` (a file that does not parse) beside the settings file as a new file `name`, with `ownership`, so
   /// that nothing of it is lost when the file is replaced. A copy, never a second link: a link would be to
   /// whatever the name holds by then.
