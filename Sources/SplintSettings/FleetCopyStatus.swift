@@ -55,6 +55,11 @@ public struct FleetCopyStatus: Sendable, Hashable {
   public let follower: String
   /// When the copy was last written.
   public let written: Date
+  /// The machine the follower reports as to the cluster (what SplintFleet's `fleet rollout` lists); nil when it
+  /// does not report.
+  public let machine: String?
+  /// Why the follower cannot report to the cluster, in words, while it cannot (it follows all the same).
+  public let reportingFailure: String?
   /// Whether a follower process holds the copy now. False when its follower ended or died: the values are the
   /// last it wrote.
   public let isFollowed: Bool
@@ -85,6 +90,8 @@ public struct FleetCopyStatus: Sendable, Hashable {
     reason = metadata.reason
     follower = "\(metadata.user) on \(metadata.host), process \(metadata.processID)"
     written = metadata.written
+    machine = metadata.machine
+    reportingFailure = metadata.reportingFailure
     self.isFollowed = isFollowed
     self.lastSeen = lastSeen
     self.isTrusted = isTrusted

@@ -329,6 +329,11 @@
           state = "following since \(copy.since.timestampText)"
         }
         Output.line("state: \(state)")
+        if let failure = copy.reportingFailure {
+          Output.line("reporting: cannot report to the cluster (following goes on): \(failure.shown(limit: 1000))")
+        } else if let machine = copy.machine {
+          Output.line("reporting: as the machine \(machine.shown())")
+        }
         let keys = copy.keys.map { $0.shown() }
         Output.line("keys: \(keys.count)\(keys.isEmpty ? "" : " (\(keys.joined(separator: ", ")))")")
         if !copy.enforcedKeys.isEmpty {

@@ -56,10 +56,17 @@
       try await etcd.put("/splint/app/broken", "fast")
 
       let follower = try await Programs.start(
-        [Programs.helper("splintctl"), "fleet", "follow", "--suite", "app", "--endpoints", endpoints],
-        environment: environment, seconds: 120)
+        [
+          Programs.helper("splintctl"), "fleet", "follow", "--suite", "app", "--endpoints", endpoints, "--machine",
+          "cli-1", "--metrics-file", scratch.url("fleet.prom").path,
+        ], environment: environment, seconds: 120)
       defer { follower.kill() }
       #expect(await eventually { (try? await splintctl("get", "--suite", "app", "interval").stdout) == "60\n" })
+      #expect(
+        await eventually {
+          (try? String(contentsOf: scratch.url("fleet.prom"), encoding: .utf8))?.contains(
+            "splint_fleet_revision{suite=\"app\"} ") == true
+        })
       let origin = try await splintctl("get", "--suite", "app", "interval", "--origin")
       #expect(origin.lines == ["60", "fleet \(scratch.url("fleet").path)/app.json"], "\(origin)")
       try await splintctl("set", "--suite", "app", "mode", "mine")
@@ -79,6 +86,11 @@
       let status = try await splintctl("fleet", "status", "--suite", "app")
       #expect(status.status == 0, "\(status)")
       #expect(status.stdout.contains("state: following since"))
+      #expect(
+        await eventually {
+          (try? await splintctl("fleet", "status", "--suite", "app"))?.stdout.contains(
+            "reporting: as the machine cli-1\n") == true
+        })
       #expect(status.stdout.contains("left out: broken: not JSON"))
       #expect(status.stdout.contains("enforced: mode"))
       #expect(!status.stdout.contains("overridden by"), "the user's own mode, unused while enforced, is no drift")

@@ -57,10 +57,16 @@
       #expect(await machine.waitFor("interval", 61))
       #expect(
         await eventually { machine.events.contains { $0.hasPrefix("cannot report") } }, "\(machine.events)")
+      let store = machine.store()
+      #expect(await eventually { store.fleetStatus.first?.reportingFailure?.contains("permission") == true })
       try await etcd.etcdctl(["role", "grant-permission", role, "readwrite", own, "--prefix=true"], user: rootUser)
       #expect(
         await eventually { machine.events.filter { $0.hasPrefix("reporting to the cluster") }.count == 2 },
         "\(machine.events)")
+      #expect(
+        await eventually {
+          store.fleetStatus.first.map { $0.reportingFailure == nil && $0.machine == "web-1" } == true
+        }, "\(store.fleetStatus)")
       let report = try await etcd.etcdctl(["get", own + "reports/app", "--print-value-only"], user: rootUser)
       #expect((FleetReport.decode(Array(report.utf8))?.revision ?? 0) > before, "\(report)")
       try await etcd.put("/splint/app/interval", "60", user: rootUser)

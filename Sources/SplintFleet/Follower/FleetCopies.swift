@@ -76,6 +76,8 @@
     private var state: FleetCopyStatus.State = .following
     private var since = Date()
     private var reason: String?
+    /// The machine the follower reports as, and why it cannot report, as every copy records them.
+    private var reporting: (machine: String?, failure: String?) = (nil, nil)
     /// Whether a sync of the copies is due (within ``FleetFollower/Options/syncDelay``).
     private var syncScheduled = false
     /// Every key of the watched range (the followed suites' and any other's between them) as of ``heldRevision``,
@@ -363,6 +365,14 @@
     /// What the follower does, as every copy records it, and since when.
     var status: (state: FleetCopyStatus.State, since: Date) { (state, since) }
 
+    /// Records in every copy whether the follower reports, as `machine`, or why it cannot (`failure`).
+    func recordReporting(machine: String?, failure: String?) {
+      guard machine != reporting.machine || failure != reporting.failure else { return }
+      reporting = (machine, failure)
+      for index in copies.indices where copies[index].at != nil { copies[index].unwritten = true }
+      writeUnwritten()
+    }
+
     /// How many times the follower has started a watch: a loss told after one started would be stale.
     private(set) var connections = 0
 
@@ -388,7 +398,8 @@
         let metadata = FleetCopy.Metadata(
           engine: engine, cluster: at.cluster, revision: at.revision, endpoints: endpoints,
           prefix: String(decoding: copy.prefix, as: UTF8.self), skipped: copy.skipped, skippedMore: copy.skippedMore,
-          state: state, since: since, reason: reason)
+          state: state, since: since, reason: reason, machine: reporting.machine,
+          reportingFailure: reporting.failure)
         let values = copy.values.sorted { $0.key < $1.key }.map {
           (key: $0.key, value: $0.value.value, text: $0.value.text)
         }

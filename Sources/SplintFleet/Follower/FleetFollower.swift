@@ -213,7 +213,10 @@
         copies: zip(suites, zip(writers, prefixes)).map { .init(suite: $0, writer: $1.0, prefix: $1.1) },
         engine: engine.name, endpoints: engine.endpoints, options: options, report: report)
       await copies.load()
-      if let reporterProblem { report(.reportingFailed(reporterProblem)) }
+      if let reporterProblem {
+        report(.reportingFailed(reporterProblem))
+        await copies.recordReporting(machine: nil, failure: reporterProblem.description)
+      }
       let reporting = Task { [reporter] in await reporter?.run(copies: copies) }
       await metrics?.update(copies: copies, reporter: reporter)
       // Readers see when the follower was last there, whatever the cluster does; the metrics file what it holds.
@@ -233,6 +236,8 @@
       heartbeat.cancel()
       reporting.cancel()
       await reporting.value
+      // A metrics update under way ends before the last one, which says that the follower stopped, is written.
+      await heartbeat.value
       let stopped = failure.flatMap { $0.code == .cancelled ? nil : $0 }
       await copies.stop(reason: stopped?.description)
       if let reporter {

@@ -32,6 +32,8 @@
     private var since: [String: (revision: Int64, date: Date)] = [:]
     /// What failed last, told once until something else fails or reporting works again.
     private var failure: FleetError.Code?
+    /// The copies reported, which record whether reporting works.
+    private var copies: FleetCopies?
 
     init(
       gateway: EtcdGateway, machine: FleetMachine, suites: [String], timeToLive: Duration,
@@ -54,6 +56,7 @@
 
     /// Reports what `copies` hold, and keeps the machine's presence, until the task is cancelled.
     func run(copies: FleetCopies) async {
+      self.copies = copies
       let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
       await copies.observe { changed.yield() }
       changed.yield()
@@ -85,7 +88,7 @@
         }
         try await claim()
       } catch {
-        failed(error)
+        await failed(error)
       }
     }
 
@@ -113,8 +116,7 @@
           if response.succeeded == true {
             self.lease = lease
             written = [:]
-            failure = nil
-            report(.reporting(machine: machine.name))
+            await works()
             return
           }
           // None: the presence expired since it was read. What is not a presence was not put by a follower: no
@@ -141,12 +143,9 @@
         do throws(FleetError) {
           try await put(reportOf: copy, stopped: nil)
           written[copy.suite] = copy
-          if failure != nil {
-            failure = nil
-            report(.reporting(machine: machine.name))
-          }
+          if failure != nil { await works() }
         } catch {
-          failed(error)
+          await failed(error)
           return
         }
       }
@@ -168,10 +167,18 @@
     }
 
     /// Tells that reporting failed for `error`, once until something else fails or reporting works again.
-    private func failed(_ error: FleetError) {
+    private func failed(_ error: FleetError) async {
       guard error.code != failure else { return }
       failure = error.code
       report(.reportingFailed(error))
+      await copies?.recordReporting(machine: nil, failure: error.description)
+    }
+
+    /// Tells that reporting works (again).
+    private func works() async {
+      failure = nil
+      report(.reporting(machine: machine.name))
+      await copies?.recordReporting(machine: machine.name, failure: nil)
     }
 
     /// Reports that the follower stopped (each suite's report says so, with what its copy holds), and gives the name

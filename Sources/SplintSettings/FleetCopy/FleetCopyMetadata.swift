@@ -37,12 +37,16 @@ extension FleetCopy {
     package var reason: String?
     /// When the copy was last written.
     package var written: Date
+    /// The machine the follower reports as, while it reports to the cluster; nil when it does not.
+    package var machine: String?
+    /// Why the follower cannot report, while it cannot.
+    package var reportingFailure: String?
 
     package init(
       engine: String, cluster: String, revision: Int64, endpoints: [String], prefix: String,
       skipped: [String: String] = [:], skippedMore: Int = 0, state: FleetCopyStatus.State, since: Date,
       reason: String? = nil,
-      written: Date = Date()
+      written: Date = Date(), machine: String? = nil, reportingFailure: String? = nil
     ) {
       self.engine = engine
       self.cluster = cluster
@@ -58,6 +62,8 @@ extension FleetCopy {
       self.since = since
       self.reason = reason
       self.written = written
+      self.machine = machine
+      self.reportingFailure = reportingFailure
     }
 
     /// The member's JSON.
@@ -74,6 +80,8 @@ extension FleetCopy {
       }
       if skippedMore > 0 { object["skippedMore"] = .int(skippedMore) }
       if let reason { object["reason"] = .string(reason) }
+      if let machine { object["machine"] = .string(machine) }
+      if let reportingFailure { object["reportingFailure"] = .string(reportingFailure) }
       return .object(object)
     }
 
@@ -112,6 +120,12 @@ extension FleetCopy {
       }
       if case .string(let user)? = object["user"] { self.user = user } else { user = "" }
       if case .string(let reason)? = object["reason"] { self.reason = reason } else { reason = nil }
+      if case .string(let machine)? = object["machine"] { self.machine = machine } else { machine = nil }
+      if case .string(let text)? = object["reportingFailure"] {
+        reportingFailure = text
+      } else {
+        reportingFailure = nil
+      }
       if case .string(let text)? = object["written"], let written = Date.parseISOTimestamp(text) {
         self.written = written
       } else {
