@@ -214,8 +214,8 @@
         engine: engine.name, endpoints: engine.endpoints, options: options, report: report)
       await copies.load()
       if let reporterProblem {
-        report(.reportingFailed(reporterProblem))
         await copies.recordReporting(machine: nil, failure: reporterProblem.description)
+        report(.reportingFailed(reporterProblem))
       }
       let reporting = Task { [reporter] in await reporter?.run(copies: copies) }
       await metrics?.update(copies: copies, reporter: reporter)

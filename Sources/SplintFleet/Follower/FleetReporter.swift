@@ -170,15 +170,16 @@
     private func failed(_ error: FleetError) async {
       guard error.code != failure else { return }
       failure = error.code
-      report(.reportingFailed(error))
+      // The copies first: once the log says it, `fleet status` does.
       await copies?.recordReporting(machine: nil, failure: error.description)
+      report(.reportingFailed(error))
     }
 
     /// Tells that reporting works (again).
     private func works() async {
       failure = nil
-      report(.reporting(machine: machine.name))
       await copies?.recordReporting(machine: machine.name, failure: nil)
+      report(.reporting(machine: machine.name))
     }
 
     /// Reports that the follower stopped (each suite's report says so, with what its copy holds), and gives the name
