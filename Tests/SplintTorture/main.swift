@@ -119,6 +119,7 @@ func run(_ arguments: [String]) async throws {
       scenarios += [
         ("fleet", { await fleetUnderFaults(quick: quick) }),
         ("fleet-history", { await rollbacksAmongWriters(quick: quick) }),
+        ("fleet-rollout", { await rolloutsUnderKills(quick: quick) }),
         ("fleet-memory", { await fleetMemoryScenario(quick: quick) }),
         ("vault-reads", { await vaultReadsScenario(quick: quick) }),
       ]
