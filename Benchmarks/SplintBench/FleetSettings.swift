@@ -196,7 +196,7 @@
   }
 
   /// The user and system CPU time process `pid` has used, in clock ticks (/proc/PID/stat); 0 when it is gone.
-  private func cpuTicks(of pid: pid_t) -> Int {
+  func cpuTicks(of pid: pid_t) -> Int {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let end = stat.lastIndex(of: ")")
     else { return 0 }
@@ -207,7 +207,7 @@
   }
 
   /// Process `pid`'s resident memory, in bytes (VmRSS); 0 when it is gone.
-  private func residentBytes(of pid: pid_t) -> Int {
+  func residentBytes(of pid: pid_t) -> Int {
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
     return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024

@@ -7,6 +7,8 @@
 //   SplintBench poll-idle COUNT SECONDS        (child) the CPU and wake-ups of COUNT polled files, idle
 //   SplintBench time RUNS COMMAND...           times COMMAND as the benchmark times a process, to set beside
 //                                              hyperfine -N: each run's nanoseconds
+//   SplintBench rollout                        only "a change followed across N machines" (the full run's), as
+//                                              Markdown on standard output
 
 import Foundation
 
@@ -26,6 +28,17 @@ case ("poll-idle", 3):
   await pollIdleMode(count: Int(arguments[1]) ?? 0, seconds: Int(arguments[2]) ?? 0)
 case ("time", 3...):
   timeMode(runs: Int(arguments[1]) ?? 10, command: Array(arguments.dropFirst(2)))
+case ("rollout", 1):
+  #if SplintFleet
+    var report = Report()
+    do {
+      try await benchmarkRollout(into: &report)
+    } catch {
+      FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
+      exit(1)
+    }
+    print(report.text, terminator: "")
+  #endif
 case ("run", _):
   let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes.full
   let environment = ProcessInfo.processInfo.environment
@@ -43,6 +56,7 @@ case ("run", _):
     #if SplintFleet
       try await benchmarkFleetSettings(sizes, into: &report)
       try await benchmarkFleet(sizes, into: &report)
+      if sizes.propagationChanges == Sizes.full.propagationChanges { try await benchmarkRollout(into: &report) }
     #endif
   } catch {
     FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
