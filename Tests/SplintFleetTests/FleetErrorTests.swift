@@ -153,6 +153,7 @@
       for (reason, code) in [
         ("rpc error: code = PermissionDenied desc = etcdserver: permission denied", FleetError.Code.permissionDenied),
         ("rpc error: code = Unauthenticated desc = etcdserver: invalid auth token", .unreachable),
+        ("rpc error: code = InvalidArgument desc = etcdserver: revision of auth store is old", .unreachable),
         ("etcdserver: no leader", .noLeader),
         ("something else", .unreachable),
       ] {

@@ -265,6 +265,40 @@
       await etcd.stopAll()
     }
 
+    @Test("a JWT token made stale by a change of users or roles is asked for again, and the follower goes on")
+    func staleToken() async throws {
+      // etcd's JWT tokens hold the auth store's revision they were made at: once a user or role changes (fleet enroll
+      // of another machine), every older token is refused ("revision of auth store is old"), calls and new watches.
+      let keys = Scratch()
+      let (privateKey, publicKey) = (keys.url("private.pem").path, keys.url("public.pem").path)
+      for arguments in [
+        ["genrsa", "-out", privateKey, "2048"], ["rsa", "-in", privateKey, "-pubout", "-out", publicKey],
+      ] {
+        let made = try await Programs.run(["openssl"] + arguments)
+        try #require(made.status == 0, "\(made)")
+      }
+      let etcd = try await LocalEtcd.start(
+        size: 1, flags: ["--auth-token", "jwt,pub-key=\(publicKey),priv-key=\(privateKey),sign-method=RS256,ttl=10m"])
+      try await etcd.put("/splint/app/interval", "60")
+      try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
+      var reader = EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3))
+      reader.user = "reader"
+      reader.password = try password("readpw", for: "reader")
+      let machine = Machine(cluster: reader, options: FleetFollower.Options(checkInterval: .milliseconds(500)))
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      _ = try await etcd.etcdctl(
+        ["role", "grant-permission", "reader-role", "read", "/other/", "--prefix=true"], user: "root:rootpw")
+      // The member restarts: the follower's next watch, and its checks, carry the stale token.
+      await etcd.kill(etcd.members[0])
+      try await etcd.start(etcd.members[0])
+      try await etcd.put("/splint/app/interval", "61", user: "root:rootpw")
+      #expect(await machine.waitFor("interval", 61), "\(machine.events)")
+      let ended = await machine.stop()
+      #expect(ended == nil, "the follower ended by itself: \(machine.events)")
+      await etcd.stopAll()
+    }
+
     @Test(
       "plain HTTP only to a literal loopback address, with or without a user; endpoints that are not URLs are refused")
     func configuration() throws {

@@ -165,7 +165,7 @@
       let at = try revision(of: header, server: server)
       if result.canceled == true {
         let reason = result.cancelReason?.shown() ?? "the member cancelled the watch"
-        if reason.contains("invalid auth token") { gateway.forgetToken() }
+        if EtcdFailure.isStaleToken(reason) { gateway.forgetToken() }
         throw Self.error(cancelled: reason, server: server, user: user)
       }
       if result.created == true { return .started(at) }
@@ -188,8 +188,8 @@
       if reason.contains("PermissionDenied") || reason.contains("permission denied") {
         return FleetError(.permissionDenied(server: server, what: "watch these keys"))
       }
-      if reason.contains("Unauthenticated") || reason.contains("invalid auth token") {
-        // An expired token: the token is forgotten, and the next watch authenticates again.
+      if reason.contains("Unauthenticated") || EtcdFailure.isStaleToken(reason) {
+        // An expired or stale token: the token is forgotten, and the next watch authenticates again.
         return FleetError(.unreachable(["\(server): its token expired"]))
       }
       if reason.contains("leader") { return FleetError(.noLeader(server: server)) }

@@ -148,8 +148,9 @@
           return try Self.decode(answer.body, as: Response.self, answering: path, server: endpoints[index])
         }
         let failure = Self.failure(in: answer)
-        if failure.code == EtcdFailure.unauthenticated, cluster.user != nil, !retried {
-          // The token expired (etcd's simple tokens do after 5 minutes unused), or the member restarted.
+        if failure.code == EtcdFailure.unauthenticated || failure.isStaleToken, cluster.user != nil, !retried {
+          // The token expired (etcd's simple tokens do after 5 minutes unused), the member restarted, or a user or
+          // role changed since it was made (a JWT token).
           token.withLock { $0 = nil }
           retried = true
           continue

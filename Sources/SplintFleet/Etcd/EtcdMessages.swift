@@ -355,6 +355,17 @@
       self.code = code
     }
 
+    /// Whether the token the request carried is older than the cluster's users and roles, so that a new one must be
+    /// asked for: a JWT token (`--auth-token jwt`) holds the auth store's revision it was made at, and every change
+    /// of a user or role since makes it stale (a simple token is looked up as it is used, but meets the same between
+    /// a request's arrival and its apply).
+    var isStaleToken: Bool { Self.isStaleToken(message) }
+
+    /// Whether `text` (an error's message, or a watch's cancel reason) says the token was stale or unknown.
+    static func isStaleToken(_ text: String) -> Bool {
+      text.contains("revision of auth store is old") || text.contains("invalid auth token")
+    }
+
     init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       message =
