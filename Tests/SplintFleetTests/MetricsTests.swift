@@ -60,6 +60,10 @@
         await eventually { (Int64(samples(metrics)["splint_fleet_revision" + app] ?? "") ?? 0) > before },
         "\(samples(metrics)), \(before)")
 
+      // Removed (by an operator, a clean-up), it is written again.
+      try FileManager.default.removeItem(at: metrics)
+      #expect(await eventually { samples(metrics)["splint_fleet_following"] == "1" }, "removed, it stayed away")
+
       // Stopped, it says so.
       await machine.stop()
       let stopped = samples(metrics)

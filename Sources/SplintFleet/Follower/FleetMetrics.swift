@@ -26,14 +26,16 @@
       self.report = report
     }
 
-    /// Writes what `copies` hold, and whether `reporter` reports, unless the file holds that already.
+    /// Writes what `copies` hold, and whether `reporter` reports, unless the file holds that already: unless what was
+    /// last written says so and the file is still there (a file someone removed is written again).
     func update(copies: FleetCopies, reporter: FleetReporter?) async {
       let held = await copies.held
       let (state, since) = await copies.status
       let reporting = await reporter?.isReporting ?? false
       let text = Self.render(
         held: held, following: state == .following, since: since, reporting: reporting, machine: machine)
-      guard text != written else { return }
+      // Whether the file is there only decides whether to write: the write itself judges the path (PublishedFile).
+      guard text != written || !FileManager.default.fileExists(atPath: path) else { return }
       do throws(PublishedFile.Failure) {
         try PublishedFile.write(text, to: path)
         written = text
