@@ -245,17 +245,24 @@
       #expect(nobody?.code == .permissionDenied && nobody?.description.contains("--user") == true)
     }
 
-    @Test("an expired token (etcd's simple tokens expire unused) is made again, and the follower goes on")
-    func expiredToken() async throws {
-      let etcd = try await LocalEtcd.start(size: 1, flags: ["--auth-token-ttl=1"])
+    /// Puts `interval` 60 in the suite `app` of `etcd`, turns authentication on with a user `reader` who may read
+    /// `/splint/`, and starts a machine following as that user, checking its member every `checkInterval`.
+    func readerFollowing(_ etcd: LocalEtcd, checkInterval: Duration) async throws -> Machine {
       try await etcd.put("/splint/app/interval", "60")
       try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
       var reader = EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3))
       reader.user = "reader"
       reader.password = try password("readpw", for: "reader")
-      // A check of the member every 2.5 s: each finds the token it used last expired.
-      let machine = Machine(cluster: reader, options: FleetFollower.Options(checkInterval: .milliseconds(2500)))
+      let machine = Machine(cluster: reader, options: FleetFollower.Options(checkInterval: checkInterval))
       try machine.start()
+      return machine
+    }
+
+    @Test("an expired token (etcd's simple tokens expire unused) is made again, and the follower goes on")
+    func expiredToken() async throws {
+      let etcd = try await LocalEtcd.start(size: 1, flags: ["--auth-token-ttl=1"])
+      // A check of the member every 2.5 s: each finds the token it used last expired.
+      let machine = try await readerFollowing(etcd, checkInterval: .milliseconds(2500))
       #expect(await machine.waitFor("interval", 60))
       try await Task.sleep(for: .seconds(6))
       try await etcd.put("/splint/app/interval", "61", user: "root:rootpw")
@@ -279,13 +286,7 @@
       }
       let etcd = try await LocalEtcd.start(
         size: 1, flags: ["--auth-token", "jwt,pub-key=\(publicKey),priv-key=\(privateKey),sign-method=RS256,ttl=10m"])
-      try await etcd.put("/splint/app/interval", "60")
-      try await etcd.enableAuthentication(user: "reader", password: "readpw", readOnly: "/splint/")
-      var reader = EtcdCluster(endpoints: etcd.endpoints, requestTimeout: .seconds(3))
-      reader.user = "reader"
-      reader.password = try password("readpw", for: "reader")
-      let machine = Machine(cluster: reader, options: FleetFollower.Options(checkInterval: .milliseconds(500)))
-      try machine.start()
+      let machine = try await readerFollowing(etcd, checkInterval: .milliseconds(500))
       #expect(await machine.waitFor("interval", 60))
       _ = try await etcd.etcdctl(
         ["role", "grant-permission", "reader-role", "read", "/other/", "--prefix=true"], user: "root:rootpw")
