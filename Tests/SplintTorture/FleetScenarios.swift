@@ -147,7 +147,12 @@
     var backwards = 0
     var last = (a: 0, n: 0)
     for await _ in changes {
-      let (seenA, seenB, seenN) = (a.value, b.value, n.value)
+      // Two reads are two reads: the next change may come between them (Setting's promise is that a change is seen
+      // whole, not that three reads are one). So a is read again after b and n, and the three are taken once a did
+      // not change meanwhile: a and b are written together and only go up, so b read between two equal readings of
+      // a belongs to a's transaction, and differs from it only if a transaction was seen half-applied.
+      var (seenA, seenB, seenN) = (a.value, b.value, n.value)
+      while a.value != seenA { (seenA, seenB, seenN) = (a.value, b.value, n.value) }
       if seenA != seenB { torn += 1 }
       if seenA < last.a || seenN < last.n { backwards += 1 }
       last = (seenA, seenN)
