@@ -190,7 +190,9 @@
       }
       if reason.contains("Unauthenticated") || EtcdFailure.isStaleToken(reason) {
         // An expired or stale token: the token is forgotten, and the next watch authenticates again.
-        return FleetError(.unreachable(["\(server): its token expired"]))
+        return FleetError(
+          .unreachable(["\(server): its token is no longer valid (expired, or made before a change of users or roles)"])
+        )
       }
       if reason.contains("leader") { return FleetError(.noLeader(server: server)) }
       return FleetError(.unreachable(["\(server): \(reason)"]))
