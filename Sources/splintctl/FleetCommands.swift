@@ -287,9 +287,11 @@
       abstract:
         "Tell how this machine's copy of a suite's fleet settings fares: from where, as of when, followed or not.",
       discussion: """
-        Reads the copy alone (no cluster is asked). Exit status: 0 while a follower follows the cluster, 69 when \
-        the cluster is lost or no follower runs (the values are the last it wrote), 1 when there is no copy. Keys \
-        the user's own file sets over the fleet's are listed as overridden.
+        Reads the copy alone (no cluster is asked). Exit status: 0 while a follower follows the cluster and took \
+        every value, 65 while it follows but refused a value (not JSON, too large: the copy keeps the key's last \
+        good value, listed as refused) or left a key out, 69 when the cluster is lost or no follower runs (the \
+        values are the last it wrote), 1 when there is no copy. Keys the user's own file sets over the fleet's are \
+        listed as overridden.
         """)
 
     @Option(help: "The suite.")
@@ -310,6 +312,7 @@
         throw failure("No fleet copy of \(suite) is on this machine (looked for \(places)).", ExitStatus.absent)
       }
       var healthy = true
+      var refused = false
       for copy in copies {
         // What the copy says is printed escaped: a copy may be another user's.
         Output.line("copy: \(copy.url.path)\(copy.isTrusted ? " (a system copy: it may enforce keys)" : "")")
@@ -344,6 +347,10 @@
           Output.line("left out: \(key.shown()): \(reason.shown(limit: 1000))")
         }
         if copy.moreSkippedKeys > 0 { Output.line("left out: \(copy.moreSkippedKeys) more keys, not listed") }
+        for (key, reason) in copy.rejectedKeys.sorted(by: { $0.key < $1.key }) {
+          Output.line("refused: \(key.shown()): \(reason.shown(limit: 1000)) (the last good value is kept)")
+        }
+        refused = refused || !copy.skippedKeys.isEmpty || copy.moreSkippedKeys > 0 || !copy.rejectedKeys.isEmpty
         let mine = Set(store.keys)
         let overridden = copy.keys.filter { mine.contains($0) && !(copy.isTrusted && copy.enforcedKeys.contains($0)) }
         if !overridden.isEmpty {
@@ -351,6 +358,7 @@
         }
       }
       if !healthy { throw ExitStatus.unavailable }
+      if refused { throw ExitStatus.rejected }
     }
   }
 

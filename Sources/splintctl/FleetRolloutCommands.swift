@@ -16,13 +16,13 @@
       discussion: """
         From each machine's report (/splint.machines/<machine>/reports/<suite>): how many machines follow the \
         suite and how many hold the revision (the cluster's now, or --revision), then each machine that is behind, \
-        left a value out or cannot write its copy, was stopped, or is gone (its follower died or is cut off), with \
+        left a value out, refused one (keeping the key's last good value) or cannot write its copy, was stopped, or is gone (its follower died or is cut off), with \
         the revision it holds and since when (by the machine's clock, and how far that is off the cluster's when \
         by 2 s or more). With --json: {"suite": S, "revision": R, "machines": [{"name": N, "state": \
         "holding"|"behind"|"problem"|"stopped"|"gone", "revision": R, "since": DATE, "clockOffset": SECONDS (the \
-        machine's clock minus the cluster's), "skipped": {KEY: WHY}, "copyFailure": WHY}]}. Exit status 0 when \
-        every machine that follows the suite holds the revision, 1 when one is behind, 65 when one left a value \
-        out or cannot write its copy.
+        machine's clock minus the cluster's), "skipped": {KEY: WHY}, "rejected": {KEY: WHY}, "copyFailure": WHY}]}. \
+        Exit status 0 when every machine that follows the suite holds the revision, 1 when one is behind, 65 when \
+        one left a value out, refused one or cannot write its copy.
         """)
 
     @Option(help: "The suite.")
@@ -70,7 +70,11 @@
             "left out \($0.key.shown()): \($0.value.shown(limit: 300))"
           }
           let more = (report?.skippedMore ?? 0) > 0 ? ["and \(report?.skippedMore ?? 0) more keys left out"] : []
-          lines.append("problem: \(machine.name), \(held): \((failure + skipped + more).joined(separator: "; "))")
+          let rejected = (report?.rejected ?? [:]).sorted { $0.key < $1.key }.map {
+            "refused \($0.key.shown()): \($0.value.shown(limit: 300)), keeping its last good value"
+          }
+          let problems = failure + skipped + more + rejected
+          lines.append("problem: \(machine.name), \(held): \(problems.joined(separator: "; "))")
         case .stopped:
           let stopped = report?.stopped.map { " since \($0.timestampText)" } ?? ""
           lines.append("stopped: \(machine.name)\(stopped), \(held)")
@@ -106,6 +110,11 @@
               fields["skipped"] = .object(
                 Dictionary(uniqueKeysWithValues: report.skipped.map { (JSONKey($0.key), JSONValue.string($0.value)) }))
               if report.skippedMore > 0 { fields["skippedMore"] = .int(report.skippedMore) }
+              if !report.rejected.isEmpty {
+                fields["rejected"] = .object(
+                  Dictionary(
+                    uniqueKeysWithValues: report.rejected.map { (JSONKey($0.key), JSONValue.string($0.value)) }))
+              }
               if let failure = report.copyFailure { fields["copyFailure"] = .string(failure) }
               if let stopped = report.stopped { fields["stopped"] = .string(stopped.isoTimestamp) }
             }

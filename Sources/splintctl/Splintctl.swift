@@ -137,7 +137,7 @@ enum ExitStatus {
   static let tryAgain = ExitCode(75)
   /// A change did not reach every machine in time (`fleet wait`), or fewer machines follow the suite than expected.
   static let incomplete = ExitCode(1)
-  /// A machine left a value of the change out, or cannot write its copy (sysexits' EX_DATAERR).
+  /// A machine left a value out, refused one (keeping the last good value), or cannot write its copy (sysexits' EX_DATAERR).
   static let rejected = ExitCode(65)
 }
 

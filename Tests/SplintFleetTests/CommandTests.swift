@@ -84,7 +84,7 @@
       let list = try await splintctl("fleet", "list", "--suite", "app")
       #expect(list.lines == ["broken fast", "interval 60", "mode \"fast\"", "$enforced [\"mode\"]"], "\(list)")
       let status = try await splintctl("fleet", "status", "--suite", "app")
-      #expect(status.status == 0, "\(status)")
+      #expect(status.status == 65, "a key left out: \(status)")
       #expect(status.stdout.contains("state: following since"))
       #expect(
         await eventually {
@@ -94,6 +94,38 @@
       #expect(status.stdout.contains("left out: broken: not JSON"))
       #expect(status.stdout.contains("enforced: mode"))
       #expect(!status.stdout.contains("overridden by"), "the user's own mode, unused while enforced, is no drift")
+      // A value the follower cannot take: the machine keeps the last good one, and says so everywhere.
+      try await etcd.put("/splint/app/interval", "sixty")
+      #expect(
+        await eventually {
+          (try? await splintctl("fleet", "status", "--suite", "app"))?.stdout.contains(
+            "refused: interval: not JSON (") == true
+        })
+      let kept = try await splintctl("fleet", "status", "--suite", "app")
+      #expect(kept.status == 65 && kept.stdout.contains(") (the last good value is kept)\n"), "\(kept)")
+      #expect(try await splintctl("get", "--suite", "app", "interval").stdout == "60\n")
+      #expect(
+        await eventually {
+          (try? String(contentsOf: scratch.url("fleet.prom"), encoding: .utf8))?.contains(
+            "splint_fleet_rejected_keys{suite=\"app\"} 1\n") == true
+        })
+      var rollout: ProgramOutput?
+      #expect(
+        await eventually {
+          rollout = try? await splintctl("fleet", "rollout", "--suite", "app")
+          return rollout?.stdout.contains("refused interval: not JSON (") == true
+        }, "\(String(describing: rollout))")
+      #expect(rollout?.status == 65 && rollout?.stdout.contains(", keeping its last good value") == true)
+      let rolloutJSON = try await splintctl("fleet", "rollout", "--suite", "app", "--json")
+      let parsed = try JSONSerialization.jsonObject(with: Data(rolloutJSON.stdout.utf8)) as? [String: Any]
+      let machine = (parsed?["machines"] as? [[String: Any]])?.first
+      let rejected = machine?["rejected"] as? [String: String]
+      #expect(rejected?["interval"]?.hasPrefix("not JSON (") == true, "\(rolloutJSON)")
+      try await etcd.put("/splint/app/interval", "60")
+      #expect(
+        await eventually {
+          (try? await splintctl("fleet", "status", "--suite", "app"))?.stdout.contains("refused:") == false
+        })
       try await splintctl("set", "--suite", "app", "--", "interval", "5")
       #expect(try await splintctl("fleet", "status", "--suite", "app").stdout.contains("overridden by"))
 

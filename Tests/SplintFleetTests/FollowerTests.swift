@@ -42,6 +42,68 @@
       #expect(machine.store().fleetStatus.first?.isFollowed == false)
     }
 
+    @Test("a value refused keeps the last good one, past a restart and a compaction; a good value or deletion applies")
+    func lastGood() async throws {
+      let (etcd, cluster) = try await startCluster()
+      let machine = Machine(cluster: cluster, options: FleetFollower.Options(maximumValueSize: 100))
+      try await etcd.put("/splint/app/mode", #""fast""#)
+      try await etcd.put("/splint/app/interval", "60")
+      try await etcd.put("/splint/app/$enforced", #"["mode"]"#)
+      try machine.start()
+      #expect(await machine.waitFor("interval", 60))
+      func status() -> FleetCopyStatus? { machine.store().fleetStatus.first }
+      func refused() -> [String] { status()?.rejectedKeys.keys.sorted() ?? [] }
+      let program = machine.store()
+      // What a program on the machine hears of mode, from now on.
+      let heard = Mutex<[String]>([])
+      let modes = Setting("mode", default: "none", store: program).updates(initial: false)
+      let listening = Task { for await mode in modes { heard.withLock { $0.append(mode) } } }
+      defer { listening.cancel() }
+
+      // Not JSON, too large, and an $enforced that lists no key: each keeps what the machine had.
+      try await etcd.put("/splint/app/mode", "fast")
+      try await etcd.put("/splint/app/interval", String(repeating: "1", count: 200))
+      try await etcd.put("/splint/app/$enforced", "mode")
+      #expect(await eventually { refused() == ["$enforced", "interval", "mode"] }, "\(machine.events)")
+      let reasons = try #require(status()?.rejectedKeys)
+      #expect(reasons["mode"]?.hasPrefix("not JSON (") == true, "\(reasons)")
+      #expect(reasons["interval"]?.hasPrefix("200 bytes, more than the 100") == true, "\(reasons)")
+      #expect(reasons["$enforced"]?.contains("not an array of keys") == true, "\(reasons)")
+      #expect(status()?.skippedKeys.isEmpty == true && status()?.enforcedKeys == ["mode"], "kept, not left out")
+      // A program running, and one started afterwards, read the last good values; the running one heard no change.
+      #expect(program.value(forKey: "mode") == "fast" && machine.store().value(forKey: "interval") == 60)
+      #expect(machine.events.contains { $0.hasPrefix("app: mode refused, its last good value kept: ") })
+
+      // Across a restart (the copy's list of refused keys is taken up again) and a whole read after a compaction
+      // past the follower's revision (the values it refuses keep those it held).
+      await machine.stop()
+      try machine.start()
+      try await etcd.put("/splint/app/other", "1")
+      #expect(await machine.waitFor("other", 1))
+      #expect(refused() == ["$enforced", "interval", "mode"])
+      await machine.stop()
+      try await etcd.put("/splint/app/other", "2")
+      try await etcd.compact()
+      try machine.start()
+      #expect(await machine.waitFor("other", 2))
+      #expect(machine.events.contains { $0.contains("compacted its history") }, "\(machine.events)")
+      #expect(refused() == ["$enforced", "interval", "mode"], "\(machine.events)")
+      #expect(machine.store().value(forKey: "mode") == "fast" && machine.store().value(forKey: "interval") == 60)
+      #expect(status()?.enforcedKeys == ["mode"])
+
+      // The next good value applies, and a deletion deletes.
+      try await etcd.put("/splint/app/mode", #""slow""#)
+      #expect(await machine.waitFor("mode", "slow"))
+      #expect(await eventually { !heard.withLock { $0 }.isEmpty })
+      #expect(heard.withLock { $0 } == ["slow"], "a refused value is no change: \(heard.withLock { $0 })")
+      try await etcd.etcdctl(["del", "/splint/app/interval"])
+      #expect(await machine.waitFor("interval", nil))
+      try await etcd.put("/splint/app/$enforced", "[]")
+      #expect(await eventually { status()?.enforcedKeys == [] })
+      #expect(refused().isEmpty && status()?.skippedKeys.isEmpty == true, "\(String(describing: status()))")
+      await machine.stop()
+    }
+
     @Test("a transaction that writes several keys reaches a copy whole, in one write")
     func transactions() async throws {
       let (etcd, cluster) = try await startCluster()
@@ -165,14 +227,20 @@
       let (etcd, cluster) = try await startCluster()
       for value in 1...20 { try await etcd.put("/splint/app/counter", String(value)) }
       try await etcd.put("/splint/app/old", "1")
+      try await etcd.put("/splint/app/mode", #""fast""#)
       let machine = Machine(cluster: cluster)
       try machine.start()
       #expect(await machine.waitFor("counter", 20))
+      #expect(await machine.waitFor("mode", "fast"))
       let before = try #require(machine.store().fleetStatus.first)
       try await etcd.rebuild()
+      // The new cluster's value refused keeps nothing of the old cluster's: the key is left out.
+      try await etcd.put("/splint/app/mode", "fast")
       try await etcd.put("/splint/app/counter", "1")
       #expect(await machine.waitFor("counter", 1, within: 60))
       #expect(await machine.waitFor("old", nil))
+      #expect(await machine.waitFor("mode", nil))
+      #expect(machine.store().fleetStatus.first?.skippedKeys["mode"]?.hasPrefix("not JSON") == true)
       let after = try #require(machine.store().fleetStatus.first)
       #expect(after.cluster != before.cluster, "\(machine.events)")
       #expect(after.revision < before.revision)
@@ -283,12 +351,17 @@
         Set(skipped.filter { $0.value.contains("more than its 300") }.keys) == Set((2..<8).map { "k\($0)" }),
         "\(skipped)")
       #expect(skipped["bad-\u{FFFD}"]?.contains("not UTF-8") == true, "\(skipped)")
-      // What the fleet enforces must be an array of keys: anything else enforces nothing, and is told.
+      // What the fleet enforces must be an array of keys: anything else is refused, the keys enforced before kept,
+      // and told; never good on the machine, it is left out.
+      try await etcd.put("/splint/app/$enforced", #""k0""#)
+      #expect(await eventually { machine.store().fleetStatus.first?.skippedKeys["$enforced"] != nil })
+      #expect(machine.store().fleetStatus.first?.enforcedKeys == [])
       try await etcd.put("/splint/app/$enforced", #"["k0"]"#)
       #expect(await eventually { machine.store().fleetStatus.first?.enforcedKeys == ["k0"] })
       try await etcd.put("/splint/app/$enforced", #""k0""#)
-      #expect(await eventually { machine.store().fleetStatus.first?.enforcedKeys == [] })
-      let told = try #require(machine.store().fleetStatus.first?.skippedKeys["$enforced"])
+      #expect(await eventually { machine.store().fleetStatus.first?.rejectedKeys["$enforced"] != nil })
+      #expect(machine.store().fleetStatus.first?.enforcedKeys == ["k0"])
+      let told = try #require(machine.store().fleetStatus.first?.rejectedKeys["$enforced"])
       #expect(told.contains("not an array of keys"), "\(told)")
       // An operator's command does not write over it either.
       do {

@@ -70,11 +70,24 @@
     func readBack() throws {
       let report = FleetReport(
         machine: "web-07", suite: "app", cluster: "c1", revision: 42, keys: 3, since: Date(timeIntervalSince1970: 1),
-        clockOffset: -0.5, skipped: [:], skippedMore: 0, copyFailure: nil, pid: 7, version: "1.0.0", stopped: nil)
+        clockOffset: -0.5, skipped: [:], skippedMore: 0, rejected: ["mode": "not JSON (...)"], copyFailure: nil,
+        pid: 7, version: "1.0.0", stopped: nil)
       let text = String(decoding: report.json, as: UTF8.self)
       #expect(FleetReport.decode(report.json) == report, "\(text)")
+      #expect(report.hasProblem, "a value refused is a problem of the machine's")
       let since = try #require(text.range(of: "1970-01-01T00:00:01.000Z"), "\(text)")
       #expect(FleetReport.decode(Array(text.replacingCharacters(in: since, with: "yesterday").utf8)) == nil)
+    }
+
+    @Test("a report of an older follower, which refused nothing, has no rejected keys and no problem")
+    func olderReport() throws {
+      let older = #"""
+        {"clockOffset":0,"keys":2,"machine":"web-07","pid":7,"revision":42,"since":"1970-01-01T00:00:01.000Z",\#
+        "skipped":{},"skippedMore":0,"suite":"app","version":"0.9.0"}
+        """#
+      let report = try #require(FleetReport.decode(Array(older.utf8)))
+      #expect(report.rejected.isEmpty && !report.hasProblem && report.cluster == nil && report.stopped == nil)
+      #expect(report.revision == 42 && report.keys == 2 && report.version == "0.9.0")
     }
   }
 
@@ -159,6 +172,23 @@
       held = try await reports(etcd)
       #expect(held["first"]?.skipped["mode"]?.contains("not JSON") == true, "\(held)")
       #expect(held["second"]?.hasProblem == true)
+      // A good value, then a bad one: each machine keeps the good one, and its report says it refused the bad one.
+      revision = try await put(etcd, "/splint/app/mode", #""fast""#)
+      #expect(await allHold(revision, machines: 2, in: etcd))
+      revision = try await put(etcd, "/splint/app/mode", "fast")
+      #expect(await allHold(revision, machines: 2, in: etcd))
+      held = try await reports(etcd)
+      #expect(held["first"]?.rejected["mode"]?.hasPrefix("not JSON") == true, "\(held)")
+      #expect(held["second"]?.skipped.isEmpty == true && held["second"]?.hasProblem == true, "\(held)")
+      #expect(first.store().value(forKey: "mode") == "fast")
+      do {
+        _ = try await cluster.waitForRollout(suite: "app", revision: revision, timeout: .seconds(30))
+        Issue.record("a wait for a value refused returned")
+      } catch {
+        #expect(
+          error.code == .rolloutFailed && error.description.contains(" refused mode (not JSON")
+            && error.description.contains("keeping the last good values"), "\(error)")
+      }
 
       // A second follower claiming a name a live follower holds is refused, and follows all the same.
       let twin = Machine(cluster: cluster, machine: "first", options: options)

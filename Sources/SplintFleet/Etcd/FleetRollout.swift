@@ -205,13 +205,18 @@
       }
     }  // coverage:ignore — the loop above returns or throws
 
-    /// What a machine with a problem left out, or why it cannot write its copy.
+    /// What a machine with a problem left out or refused, or why it cannot write its copy.
     private static func problemText(_ machine: FleetRollout.Machine) -> String {
       guard let report = machine.report else { return machine.name }  // coverage:ignore — a problem is reported
       if let failure = report.copyFailure { return "\(machine.name): \(failure)" }
-      let keys = report.skipped.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
+      func listed(_ reasons: [String: String]) -> String {
+        reasons.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+      }
       let more = report.skippedMore > 0 ? " and \(report.skippedMore) more" : ""
-      return "\(machine.name) left out \(keys.joined(separator: ", "))\(more)"
+      let skipped = report.skipped.isEmpty && more.isEmpty ? [] : ["left out \(listed(report.skipped))\(more)"]
+      let rejected =
+        report.rejected.isEmpty ? [] : ["refused \(listed(report.rejected)), keeping the last good values"]
+      return "\(machine.name) \((skipped + rejected).joined(separator: "; "))"
     }
   }
 #endif

@@ -35,6 +35,11 @@
       var skipped: [String: String] = [:]
       /// How many more keys were left out than `skipped` lists.
       var skippedMore = 0
+      /// Keys whose value in the cluster the follower refused, and why, while the copy keeps their last good value.
+      var rejected: [String: String] = [:]
+      /// While a whole read makes the copy anew: the values and enforced keys the copy held before it (of the same
+      /// cluster), each the last good one of its key, kept for a key whose value the read refuses.
+      var lastGood: (values: [String: (value: JSONValue, text: String?, size: Int)], enforced: [String]) = ([:], [])
       /// Whether the copy on disk lags behind (a write failed, or there are changes to write).
       var unwritten = false
       /// The revision of the last write of the copy on disk (0: none yet), and why the last write failed, if it did.
@@ -59,7 +64,8 @@
         let valuesSize: Int = values.reduce(0) { $0 + $1.key.utf8.count + $1.value.size }
         let enforcedSize: Int = enforced.reduce(0) { $0 + $1.utf8.count + 3 }
         let skippedSize: Int = skipped.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-        return valuesSize + enforcedSize + skippedSize
+        let rejectedSize: Int = rejected.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        return valuesSize + enforcedSize + skippedSize + rejectedSize
       }
     }
 
@@ -122,6 +128,9 @@
           let text = value.description
           copies[index].values[key] = (value, nil, text.utf8.count)
         }
+        copies[index].rejected = metadata.rejected.filter { key, _ in
+          current.values[key] != nil || (key == FleetCopy.enforcedKey && !current.enforced.isEmpty)
+        }
         copies[index].unwritten = copies[index].at != nil
         copies[index].written.at = copies[index].at
         copies[index].changed = copies[index].at
@@ -157,11 +166,14 @@
     var heldRevision: Int64 { copies.map { $0.at?.revision ?? 0 }.min() ?? 0 }
 
     /// Starts a whole read of the cluster as of `at`: its parts are taken (``take(_:)``) into copies made anew, which
-    /// replace the copies once the read ends (``finishReading()``); keys deleted meanwhile disappear then.
+    /// replace the copies once the read ends (``finishReading()``); keys deleted meanwhile disappear then. A value
+    /// the read refuses keeps the key's last good value, unless the cluster is another one (its values owe nothing
+    /// to the old one's).
     func startReading(at: FleetRevision) {
       reading = copies.map { copy in
         var fresh = Copy(suite: copy.suite, writer: copy.writer, prefix: copy.prefix)
         fresh.at = at
+        if copy.at?.cluster == at.cluster { fresh.lastGood = (copy.values, copy.enforced) }
         return fresh
       }
       skippedInRead = 0
@@ -243,6 +255,7 @@
       }
       for index in copies.indices {
         var copy = read[index]
+        copy.lastGood = ([:], [])
         let before = (copies[index].values.mapValues(\.value), copies[index].enforced)
         copy.unwritten = true
         copy.changed = copy.at
@@ -288,7 +301,7 @@
     }
 
     /// One key's change, into its suite's copy: a setting (if it is JSON, not reserved, and fits), or what the
-    /// fleet enforces.
+    /// fleet enforces. A value the follower cannot take does not replace the key's last good value (``refuse(_:_:in:)``).
     private func take(_ event: FleetEvent, into copy: inout Copy) {
       let name = event.key.dropFirst(copy.prefix.count)
       guard let key = String(validating: name, as: UTF8.self), !key.isEmpty else {
@@ -300,22 +313,27 @@
         return skip(
           key, FleetError(.keyTooLong(key: key.shown(), size: name.count, limit: Self.maximumKeyBytes)), in: &copy)
       }
-      copy.values[key] = nil
       copy.skipped[key] = nil
+      copy.rejected[key] = nil
       guard let value = event.value else {
+        copy.values[key] = nil
         if key == FleetCopy.enforcedKey { copy.enforced = [] }
         return
       }
       guard value.count <= options.maximumValueSize else {
-        if key == FleetCopy.enforcedKey { copy.enforced = [] }
-        return skip(
+        return refuse(
           key, FleetError(.valueTooLarge(key: key.shown(), size: value.count, limit: options.maximumValueSize)),
           in: &copy)
       }
       if key == FleetCopy.enforcedKey {
-        // The keys it lists are enforced; what is not a key is left out, and told.
+        // The keys it lists are enforced; what is not a key is left out, and told. One that lists no key at all,
+        // only what is not one (or is not a list), is refused whole.
         let enforced = FleetCopy.EnforcedKeys(value)
-        if let problem = enforced.problem { skip(key, FleetError(.notJSON(key: key, reason: problem)), in: &copy) }
+        if let problem = enforced.problem {
+          let error = FleetError(.notJSON(key: key, reason: problem))
+          guard !enforced.keys.isEmpty else { return refuse(key, error, in: &copy) }
+          skip(key, error, in: &copy)
+        }
         copy.enforced = enforced.keys
         return
       }
@@ -324,14 +342,33 @@
       do {
         parsed = try FleetCopy.parseValue(value)
       } catch {
-        return skip(key, FleetError(.notJSON(key: key.shown(), reason: FleetError.jsonReason(error))), in: &copy)
+        return refuse(
+          key, FleetError(.notJSON(key: key.shown(), reason: FleetError.jsonReason(error))), in: &copy)
       }
-      let size = copy.size + key.utf8.count + value.count
+      let held = copy.values[key].map { key.utf8.count + $0.size } ?? 0
+      let size = copy.size - held + key.utf8.count + value.count
       guard size <= options.maximumCopySize else {
-        return skip(
+        return refuse(
           key, FleetError(.copyTooLarge(suite: copy.suite, size: size, limit: options.maximumCopySize)), in: &copy)
       }
       copy.values[key] = (parsed.value, parsed.text, value.count)
+    }
+
+    /// Refuses a value of `key` the follower cannot take: the copy keeps the key's last good value (the one it holds,
+    /// or held before the whole read under way), and records why it refused the new one; a key never good on the
+    /// machine (or whose last good value no longer fits the copy) is left out (``skip(_:_:in:)``).
+    private func refuse(_ key: String, _ error: FleetError, in copy: inout Copy) {
+      let isEnforced = key == FleetCopy.enforcedKey
+      if isEnforced, copy.enforced.isEmpty {
+        copy.enforced = copy.lastGood.enforced
+      } else if !isEnforced, copy.values[key] == nil, let good = copy.lastGood.values[key],
+        copy.size + key.utf8.count + good.size <= options.maximumCopySize
+      {
+        copy.values[key] = good
+      }
+      guard isEnforced ? !copy.enforced.isEmpty : copy.values[key] != nil else { return skip(key, error, in: &copy) }
+      copy.rejected[key] = error.skipReason
+      if tellsInRead() { report(.rejected(suite: copy.suite, key: key, error)) }
     }
 
     /// Leaves `key` out of the copy, recording why (at most ``maximumListedSkips`` keys are listed, each name as
@@ -344,11 +381,15 @@
       } else {
         copy.skippedMore += 1
       }
-      if reading != nil {
-        skippedInRead += 1
-        guard skippedInRead <= Self.maximumListedSkips else { return }
-      }
-      report(.skipped(suite: copy.suite, key: shown, error))
+      if tellsInRead() { report(.skipped(suite: copy.suite, key: shown, error)) }
+    }
+
+    /// Whether a key left out or refused is told one by one: always, but in a whole read only the first
+    /// ``maximumListedSkips`` (the rest are counted, and told as one).
+    private func tellsInRead() -> Bool {
+      guard reading != nil else { return true }
+      skippedInRead += 1
+      return skippedInRead <= Self.maximumListedSkips
     }
 
     /// Records what the follower does now in every copy (one write each, only when it changes); a state it was in
@@ -398,7 +439,7 @@
         let metadata = FleetCopy.Metadata(
           engine: engine, cluster: at.cluster, revision: at.revision, endpoints: endpoints,
           prefix: String(decoding: copy.prefix, as: UTF8.self), skipped: copy.skipped, skippedMore: copy.skippedMore,
-          state: state, since: since, reason: reason, machine: reporting.machine,
+          rejected: copy.rejected, state: state, since: since, reason: reason, machine: reporting.machine,
           reportingFailure: reporting.failure)
         let values = copy.values.sorted { $0.key < $1.key }.map {
           (key: $0.key, value: $0.value.value, text: $0.value.text)
@@ -428,6 +469,8 @@
       let keys: Int?
       let skipped: [String: String]
       let skippedMore: Int
+      /// Keys whose value the follower refused, keeping their last good value, and why.
+      let rejected: [String: String]
       /// Why the copy could not be written, when its last write failed.
       let failure: String?
     }
@@ -438,7 +481,8 @@
         Held(
           suite: copy.suite, at: copy.unwritten ? copy.written.at : copy.changed,
           keys: copy.unwritten || rangeKeys == nil ? nil : copy.keyCount,
-          skipped: copy.skipped, skippedMore: copy.skippedMore, failure: copy.written.failure)
+          skipped: copy.skipped, skippedMore: copy.skippedMore, rejected: copy.rejected,
+          failure: copy.written.failure)
       }
     }
 

@@ -90,7 +90,10 @@
       case changed(suite: String, revision: Int64)
       /// A key of a suite is left out of its copy: `error` says why.
       case skipped(suite: String, key: String, FleetError)
-      /// A whole read left out `count` more keys than it told one by one.
+      /// The value a key of a suite has in the cluster is refused (`error` says why): the copy keeps the key's last
+      /// good value.
+      case rejected(suite: String, key: String, FleetError)
+      /// A whole read left out or refused `count` more keys than it told one by one.
       case skippedMore(count: Int)
       /// The follower lost its member or the cluster, and tries again: `error` says why. Told once, and again only
       /// when what the follower finds changes.
@@ -118,7 +121,9 @@
         case .reread(let reason): "reading every key: \(reason)"
         case .changed(let suite, let revision): "\(suite): changed at revision \(revision)"
         case .skipped(let suite, let key, let error): "\(suite): \(key.shown()) left out: \(error)"
-        case .skippedMore(let count): "\(count) more keys left out (not told one by one)"
+        case .rejected(let suite, let key, let error):
+          "\(suite): \(key.shown()) refused, its last good value kept: \(error)"
+        case .skippedMore(let count): "\(count) more keys left out or refused (not told one by one)"
         case .lost(let error): "lost: \(error)"
         case .unreachable(let since):
           "the cluster is unreachable since \(since.timestampText); the copies keep their values"

@@ -82,6 +82,10 @@
         "Keys of the suite the copy leaves out (not JSON, too large, reserved): splintctl fleet status "
           + "says why.", perSuite { $0.skipped.count + $0.skippedMore })
       family(
+        "rejected_keys",
+        "Keys of the suite whose value in the cluster the copy refused, keeping the last good value: "
+          + "splintctl fleet status says why.", perSuite(\.rejected.count))
+      family(
         "copy_failed", "1 when the copy's last write failed: the suite's programs read older values.",
         perSuite { $0.failure == nil ? 0 : 1 })
       return Array(text.utf8)

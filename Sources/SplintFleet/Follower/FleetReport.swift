@@ -38,6 +38,9 @@
     public let skipped: [String: String]
     /// How many more keys were left out than ``skipped`` lists.
     public let skippedMore: Int
+    /// The keys whose value in the cluster the machine refused (not JSON, too large), and why: its copy keeps each
+    /// one's last good value.
+    public let rejected: [String: String]
     /// Why the copy could not be written, when its last write failed: the machine's programs read older values.
     public let copyFailure: String?
     /// The follower's process ID, on its machine.
@@ -48,13 +51,14 @@
     /// then expires, and the machine is gone).
     public let stopped: Date?
 
-    /// Whether the machine leaves out or fails to write something: ``skipped``, ``skippedMore`` or ``copyFailure``.
-    public var hasProblem: Bool { !skipped.isEmpty || skippedMore > 0 || copyFailure != nil }
+    /// Whether the machine leaves out, refuses or fails to write something: ``skipped``, ``skippedMore``,
+    /// ``rejected`` or ``copyFailure``.
+    public var hasProblem: Bool { !skipped.isEmpty || skippedMore > 0 || !rejected.isEmpty || copyFailure != nil }
 
     package init(
       machine: String, suite: String, cluster: String?, revision: Int64, keys: Int?, since: Date,
-      clockOffset: Double?, skipped: [String: String], skippedMore: Int, copyFailure: String?, pid: Int32,
-      version: String, stopped: Date?
+      clockOffset: Double?, skipped: [String: String], skippedMore: Int, rejected: [String: String],
+      copyFailure: String?, pid: Int32, version: String, stopped: Date?
     ) {
       self.machine = machine
       self.suite = suite
@@ -65,10 +69,36 @@
       self.clockOffset = clockOffset
       self.skipped = skipped
       self.skippedMore = skippedMore
+      self.rejected = rejected
       self.copyFailure = copyFailure
       self.pid = pid
       self.version = version
       self.stopped = stopped
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case machine, suite, cluster, revision, keys, since, clockOffset, skipped, skippedMore, rejected, copyFailure
+      case pid, version, stopped
+    }
+
+    /// Reads a report as the cluster keeps it; one written by an older follower, which refused nothing, has no
+    /// ``rejected``.
+    public init(from decoder: any Decoder) throws {
+      let fields = try decoder.container(keyedBy: CodingKeys.self)
+      machine = try fields.decode(String.self, forKey: .machine)
+      suite = try fields.decode(String.self, forKey: .suite)
+      cluster = try fields.decodeIfPresent(String.self, forKey: .cluster)
+      revision = try fields.decode(Int64.self, forKey: .revision)
+      keys = try fields.decodeIfPresent(Int.self, forKey: .keys)
+      since = try fields.decode(Date.self, forKey: .since)
+      clockOffset = try fields.decodeIfPresent(Double.self, forKey: .clockOffset)
+      skipped = try fields.decode([String: String].self, forKey: .skipped)
+      skippedMore = try fields.decode(Int.self, forKey: .skippedMore)
+      rejected = try fields.decodeIfPresent([String: String].self, forKey: .rejected) ?? [:]
+      copyFailure = try fields.decodeIfPresent(String.self, forKey: .copyFailure)
+      pid = try fields.decode(Int32.self, forKey: .pid)
+      version = try fields.decode(String.self, forKey: .version)
+      stopped = try fields.decodeIfPresent(Date.self, forKey: .stopped)
     }
 
     /// The report as the cluster keeps it (see ``MachineKeyJSON``).

@@ -160,7 +160,7 @@
         machine: machine.name, suite: copy.suite, cluster: copy.at?.cluster, revision: revision, keys: copy.keys,
         since: since[copy.suite]?.date ?? Date(),
         clockOffset: gateway.clockOffset.map { ($0 * 10).rounded() / 10 }, skipped: copy.skipped,
-        skippedMore: copy.skippedMore,
+        skippedMore: copy.skippedMore, rejected: copy.rejected,
         copyFailure: copy.failure, pid: getpid(), version: SplintVersion.current, stopped: stopped)
       _ = try await gateway.call(
         "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(key), value: EtcdBytes(report.json)), as: EtcdPutResponse.self)

@@ -25,6 +25,9 @@ extension FleetCopy {
     package var skipped: [String: String]
     /// How many more keys are left out than `skipped` lists (it lists a bounded number).
     package var skippedMore: Int
+    /// Keys whose value in the cluster the follower refused (not JSON, too large), and why, while the copy keeps the
+    /// key's last good value.
+    package var rejected: [String: String]
     /// The follower's host name, process ID and user.
     package var host: String
     package var processID: Int32
@@ -44,7 +47,8 @@ extension FleetCopy {
 
     package init(
       engine: String, cluster: String, revision: Int64, endpoints: [String], prefix: String,
-      skipped: [String: String] = [:], skippedMore: Int = 0, state: FleetCopyStatus.State, since: Date,
+      skipped: [String: String] = [:], skippedMore: Int = 0, rejected: [String: String] = [:],
+      state: FleetCopyStatus.State, since: Date,
       reason: String? = nil,
       written: Date = Date(), machine: String? = nil, reportingFailure: String? = nil
     ) {
@@ -55,6 +59,7 @@ extension FleetCopy {
       self.prefix = prefix
       self.skipped = skipped
       self.skippedMore = skippedMore
+      self.rejected = rejected
       host = ProcessInfo.processInfo.hostName
       processID = getpid()
       user = Users.name(geteuid())
@@ -76,13 +81,28 @@ extension FleetCopy {
         "written": .string(written.isoTimestamp),
       ]
       if !skipped.isEmpty {
-        object["skipped"] = .object(Dictionary(uniqueKeysWithValues: skipped.map { (JSONKey($0), .string($1)) }))
+        object["skipped"] = Self.reasons(skipped)
       }
       if skippedMore > 0 { object["skippedMore"] = .int(skippedMore) }
+      if !rejected.isEmpty { object["rejected"] = Self.reasons(rejected) }
       if let reason { object["reason"] = .string(reason) }
       if let machine { object["machine"] = .string(machine) }
       if let reportingFailure { object["reportingFailure"] = .string(reportingFailure) }
       return .object(object)
+    }
+
+    /// Keys and why, as an object of strings.
+    private static func reasons(_ reasons: [String: String]) -> JSONValue {
+      .object(Dictionary(uniqueKeysWithValues: reasons.map { (JSONKey($0), .string($1)) }))
+    }
+
+    /// The keys and reasons an object of strings holds (what is not a string is not one); none for what is not an
+    /// object.
+    private static func reasons(_ json: JSONValue?) -> [String: String] {
+      guard case .object(let reasons)? = json else { return [:] }
+      return Dictionary(
+        reasons.compactMap { key, value in if case .string(let text) = value { (key.text, text) } else { nil } },
+        uniquingKeysWith: { first, _ in first })
     }
 
     /// What a copy's member holds, or nil when it is not a description of a copy (a copy written by hand, or by
@@ -104,13 +124,8 @@ extension FleetCopy {
         endpoints = []
       }
       if case .string(let prefix)? = object["prefix"] { self.prefix = prefix } else { prefix = "" }
-      if case .object(let skipped)? = object["skipped"] {
-        self.skipped = Dictionary(
-          skipped.compactMap { key, value in if case .string(let text) = value { (key.text, text) } else { nil } },
-          uniquingKeysWith: { first, _ in first })
-      } else {
-        skipped = [:]
-      }
+      skipped = Self.reasons(object["skipped"])
+      rejected = Self.reasons(object["rejected"])
       if case .int(let more)? = object["skippedMore"] { skippedMore = max(more, 0) } else { skippedMore = 0 }
       if case .string(let host)? = object["host"] { self.host = host } else { host = "" }
       if case .int(let processID)? = object["pid"] {
