@@ -31,6 +31,8 @@
       case valueTooLarge(key: String, size: Int?, limit: Int)
       case keyTooLong(key: String, size: Int, limit: Int)
       case copyTooLarge(suite: String, size: Int, limit: Int)
+      case schemaViolation(suite: String, violations: [String], existing: Bool)
+      case invalidSchema(suite: String, reason: String)
       case copyFailed(SettingsError)
       case conflict(key: String)
       case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
@@ -101,6 +103,11 @@
       public static let keyTooLong = Code("keyTooLong")
       /// A suite's values together are larger than a copy takes.
       public static let copyTooLarge = Code("copyTooLarge")
+      /// A value breaks the suite's schema (`$schema`), or a schema to set would refuse values the suite holds.
+      public static let schemaViolation = Code("schemaViolation")
+      /// A suite's schema is not JSON, or not a JSON Schema this package checks (an unsupported keyword such as
+      /// `oneOf`, a misspelt one, a `$ref` to another document).
+      public static let invalidSchema = Code("invalidSchema")
       /// The machine's copy could not be written.
       public static let copyFailed = Code("copyFailed")
       /// The keys changed in the cluster while a change was being made: nothing was changed.
@@ -142,6 +149,8 @@
       case .valueTooLarge: .valueTooLarge
       case .keyTooLong: .keyTooLong
       case .copyTooLarge: .copyTooLarge
+      case .schemaViolation: .schemaViolation
+      case .invalidSchema: .invalidSchema
       case .copyFailed: .copyFailed
       case .conflict: .conflict
       case .transactionTooLarge: .transactionTooLarge
@@ -161,8 +170,8 @@
       switch situation {
       case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
-        .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .copyFailed,
-        .transactionTooLarge,
+        .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .schemaViolation,
+        .invalidSchema, .copyFailed, .transactionTooLarge,
         .revisionNotKept, .machineInUse, .machineEnrolled, .rolloutFailed, .rolloutIncomplete, .cancelled:
         false
       }
@@ -178,7 +187,8 @@
         .copyFailed, .cancelled:
         true
       case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
-        .valueTooLarge, .keyTooLong, .copyTooLarge, .conflict, .transactionTooLarge, .revisionNotKept, .machineInUse,
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .schemaViolation, .invalidSchema, .conflict, .transactionTooLarge,
+        .revisionNotKept, .machineInUse,
         .machineEnrolled, .rolloutFailed, .rolloutIncomplete:
         false
       }
@@ -199,6 +209,8 @@
       case .valueTooLarge(_, nil, _): "larger than one answer of the cluster may be: not read"
       case .keyTooLong(_, let size, let limit): "a key of \(size) bytes, longer than the \(limit) a key may be"
       case .copyTooLarge(_, let size, let limit): "the copy would hold \(size) bytes, more than its \(limit)"
+      case .schemaViolation(_, let violations, _): "breaks the schema (\(violations.joined(separator: "; ")))"
+      case .invalidSchema(_, let reason): "not a schema this package checks (\(reason))"
       default: description
       }
     }
@@ -294,8 +306,8 @@
           more than the \(limit) a machine's copy takes for one value.
           """,
           """
-          It is left out of the copy. Keep settings small (a large document is no setting), or raise the \
-          follower's maximumValueSize.
+          A machine keeps the key's last good value (or leaves the key out, when it never had one). Keep settings \
+          small (a large document is no setting), or raise the follower's maximumValueSize.
           """
         )
       case .keyTooLong(let key, let size, let limit):
@@ -306,7 +318,34 @@
       case .copyTooLarge(let suite, let size, let limit):
         return (
           "The fleet's values of \(suite) hold \(size) bytes, more than the \(limit) a machine's copy takes.",
-          "The keys past it are left out. Remove what is not a setting, or raise the follower's maximumCopySize."
+          """
+          The keys past it keep their last good values (or are left out). Remove what is not a setting, or raise the \
+          follower's maximumCopySize.
+          """
+        )
+      case .schemaViolation(let suite, let violations, let existing):
+        let schema = "`splintctl fleet schema get --suite \(suite)`"
+        guard existing else {
+          return (
+            "The schema of \(suite) refuses the value: \(violations.joined(separator: "; ")).",
+            "Nothing was changed. Give a value the schema allows (\(schema) shows it), or change the schema first."
+          )
+        }
+        return (
+          "The schema would refuse values \(suite) holds now: \(violations.joined(separator: "; ")).",
+          """
+          Nothing was changed. Change those values first, or give --force: every machine then keeps them, and \
+          reports them refused until they change.
+          """
+        )
+      case .invalidSchema(let suite, let reason):
+        return (
+          "The schema of \(suite) is not one this package checks: \(reason)",
+          """
+          Give JSON Schema (draft 2020-12) with the keywords SplintSettings' JSONSchema checks: type, enum, const, \
+          the bounds, minLength, maxLength, pattern, items, prefixItems, minItems, maxItems, properties, \
+          additionalProperties, $defs and $ref within it (`splintctl fleet schema set --suite \(suite) FILE`).
+          """
         )
       case .copyFailed(let error):
         return ("The machine's copy could not be written: \(error.summary)", error.remedy)
@@ -353,8 +392,8 @@
         return (
           "\(suite) did not reach every machine whole: \(machines.joined(separator: "; ")).",
           """
-          Those machines keep their values without the keys named. Mend the values (`splintctl fleet get`), or \
-          the machines' copies (`splintctl fleet status` on them), and wait again.
+          Those machines keep the last good values of the keys named (or are without them). Mend the values \
+          (`splintctl fleet get`), or the machines' copies (`splintctl fleet status` on them), and wait again.
           """
         )
       case .rolloutIncomplete(let suite, let revision, let following, let expected, let behind, let after):

@@ -40,7 +40,7 @@
         FleetFollowCommand.self, FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self,
         FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self, FleetHistoryCommand.self,
         FleetDiffCommand.self, FleetRollbackCommand.self, FleetRolloutCommand.self, FleetWaitCommand.self,
-        FleetEnrollCommand.self, FleetForgetCommand.self,
+        FleetEnrollCommand.self, FleetForgetCommand.self, FleetSchemaCommand.self,
       ])
   }
 
@@ -156,7 +156,7 @@
         .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .machineInUse, .machineEnrolled,
         .cancelled:
         ExitStatus.failure
-      case .rolloutFailed:
+      case .rolloutFailed, .schemaViolation, .invalidSchema:
         ExitStatus.rejected
       case .rolloutIncomplete:
         ExitStatus.incomplete

@@ -35,6 +35,19 @@
         (.init(.valueTooLarge(key: "k", size: 9, limit: 5)), .valueTooLarge, false, ["9 bytes", "maximumValueSize"]),
         (.init(.copyTooLarge(suite: "s", size: 9, limit: 5)), .copyTooLarge, false, ["9 bytes", "maximumCopySize"]),
         (
+          .init(.schemaViolation(suite: "s", violations: ["k: must be at most 5 (maximum), found 9"], existing: false)),
+          .schemaViolation, false,
+          ["schema of s refuses the value: k: must be at most 5", "fleet schema get --suite s"]
+        ),
+        (
+          .init(.schemaViolation(suite: "s", violations: ["a: x", "b: y"], existing: true)), .schemaViolation, false,
+          ["refuse values s holds now: a: x; b: y", "--force"]
+        ),
+        (
+          .init(.invalidSchema(suite: "s", reason: "#/oneOf: not checked")), .invalidSchema, false,
+          ["schema of s is not one", "#/oneOf: not checked", "fleet schema set --suite s FILE"]
+        ),
+        (
           .init(.copyFailed(.writeFailed(URL(fileURLWithPath: "/c.json"), reason: "disk full"))), .copyFailed, false,
           ["/c.json", "disk full"]
         ),
@@ -66,6 +79,12 @@
         FleetError(.valueTooLarge(key: "k", size: 9, limit: 5)).skipReason
           == "9 bytes, more than the 5 a value may hold")
       #expect(FleetError(.copyTooLarge(suite: "s", size: 9, limit: 5)).skipReason.contains("more than its 5"))
+      #expect(
+        FleetError(.schemaViolation(suite: "s", violations: ["k: a", "k: b"], existing: false)).skipReason
+          == "breaks the schema (k: a; k: b)")
+      #expect(
+        FleetError(.invalidSchema(suite: "s", reason: "#/oneOf: x")).skipReason
+          == "not a schema this package checks (#/oneOf: x)")
       #expect(FleetError(.cancelled).skipReason == FleetError(.cancelled).description)
     }
 

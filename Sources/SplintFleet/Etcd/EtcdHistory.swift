@@ -349,6 +349,7 @@
       let (_, sequence) = try await read(keys: [], suite: diff.suite, gateway: gateway)
       var changes: [String: String?] = [:]
       for difference in diff.differences { changes[difference.key] = .some(difference.newValue) }
+      try checkSchema(changes, on: reading.values, suite: diff.suite)
       let what =
         diff.toRevision.map { "Rolling \(diff.suite) back to revision \($0)" } ?? "Changing \(diff.suite)"
       guard

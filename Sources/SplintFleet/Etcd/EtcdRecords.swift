@@ -131,28 +131,36 @@
 
     // MARK: - Changing a suite, recorded
 
-    /// Changes `suite` in one transaction, recorded: reads `keys` (every key of the suite for nil) and the suite's
-    /// newest and oldest records, asks `change` what the keys become (a text, or nil to remove the key; nil for no
-    /// change at all), and writes that, the record and the removal of records past the bound in one transaction
-    /// that compares each key read, so that a change made meanwhile is never overwritten unseen. Read and written
-    /// again (a few times) when another change came between.
+    /// Changes `suite` in one transaction, recorded: reads `keys` (every key of the suite for nil), the suite's schema
+    /// and its newest and oldest records, asks `change` what the keys become (a text, or nil to remove the key; nil
+    /// for no change at all), checks each value against the schema (``checkSchema(_:on:suite:)``), and writes that,
+    /// the record and the removal of records past the bound in one transaction that compares each key read (the
+    /// schema too), so that a change made meanwhile is never overwritten unseen. Read and written again (a few
+    /// times) when another change came between. With `comparingPuts`, the transaction compares only that no key of
+    /// the suite was put since (and the keys changed): for a change that a deletion meanwhile cannot make wrong.
     ///
     /// - Returns: The write (``Write/changed`` false, at the revision read, when `change` asked for none) and the
     ///   keys as they were read.
     func commit(
-      suite: String, reading keys: [String]?, what: String? = nil,
+      suite: String, reading keys: [String]?, what: String? = nil, comparingPuts: Bool = false,
       change: ([String: Stored]) throws(FleetError) -> [String: String?]?
     ) async throws(FleetError) -> (Write, [String: Stored]) {
       let gateway = try EtcdGateway(cluster: self)
+      let read = keys.map { $0.contains(FleetCopy.schemaKey) ? $0 : $0 + [FleetCopy.schemaKey] }
       var attempt = 0
       while true {
         attempt += 1
-        let (reading, sequence) = try await read(keys: keys, suite: suite, gateway: gateway)
+        let (reading, sequence) = try await self.read(keys: read, suite: suite, gateway: gateway)
         guard let changes = try change(reading.values) else {
           return (Write(revision: reading.revision, changed: false, previousValue: nil), reading.values)
         }
+        try checkSchema(changes, on: reading.values, suite: suite)
+        let compared =
+          comparingPuts
+          ? Reading(keys: nil, revision: reading.revision, values: reading.values.filter { changes[$0.key] != nil })
+          : reading
         if let revision = try await write(
-          changes, on: reading, suite: suite, sequence: sequence, gateway: gateway, what: what ?? "Changing \(suite)")
+          changes, on: compared, suite: suite, sequence: sequence, gateway: gateway, what: what ?? "Changing \(suite)")
         {
           return (Write(revision: revision, changed: true, previousValue: nil), reading.values)
         }

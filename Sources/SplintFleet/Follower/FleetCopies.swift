@@ -31,15 +31,19 @@
       var values: [String: (value: JSONValue, text: String?, size: Int)] = [:]
       /// The keys the fleet enforces.
       var enforced: [String] = []
+      /// The schema the suite's values are held to (its `$schema`), if it has one.
+      var schema: FleetSchema?
       /// Keys left out, and why, as shown (escaped, cut): at most ``maximumListedSkips``.
       var skipped: [String: String] = [:]
       /// How many more keys were left out than `skipped` lists.
       var skippedMore = 0
       /// Keys whose value in the cluster the follower refused, and why, while the copy keeps their last good value.
       var rejected: [String: String] = [:]
-      /// While a whole read makes the copy anew: the values and enforced keys the copy held before it (of the same
-      /// cluster), each the last good one of its key, kept for a key whose value the read refuses.
-      var lastGood: (values: [String: (value: JSONValue, text: String?, size: Int)], enforced: [String]) = ([:], [])
+      /// While a whole read makes the copy anew: the values, enforced keys and schema the copy held before it (of the
+      /// same cluster), each the last good one of its key, kept for a key whose value the read refuses.
+      var lastGood:
+        (values: [String: (value: JSONValue, text: String?, size: Int)], enforced: [String], schema: FleetSchema?) =
+          ([:], [], nil)
       /// Whether the copy on disk lags behind (a write failed, or there are changes to write).
       var unwritten = false
       /// The revision of the last write of the copy on disk (0: none yet), and why the last write failed, if it did.
@@ -65,7 +69,7 @@
         let enforcedSize: Int = enforced.reduce(0) { $0 + $1.utf8.count + 3 }
         let skippedSize: Int = skipped.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         let rejectedSize: Int = rejected.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-        return valuesSize + enforcedSize + skippedSize + rejectedSize
+        return valuesSize + enforcedSize + skippedSize + rejectedSize + (schema?.size ?? 0)
       }
     }
 
@@ -128,8 +132,13 @@
           let text = value.description
           copies[index].values[key] = (value, nil, text.utf8.count)
         }
+        // A schema this version cannot check (a copy written by another) is none: the next whole read takes it again.
+        copies[index].schema = metadata.schema.flatMap { schema in
+          try? FleetSchema(schema, size: schema.description.utf8.count, suite: copies[index].suite)
+        }
         copies[index].rejected = metadata.rejected.filter { key, _ in
           current.values[key] != nil || (key == FleetCopy.enforcedKey && !current.enforced.isEmpty)
+            || (key == FleetCopy.schemaKey && copies[index].schema != nil)
         }
         copies[index].unwritten = copies[index].at != nil
         copies[index].written.at = copies[index].at
@@ -173,7 +182,7 @@
       reading = copies.map { copy in
         var fresh = Copy(suite: copy.suite, writer: copy.writer, prefix: copy.prefix)
         fresh.at = at
-        if copy.at?.cluster == at.cluster { fresh.lastGood = (copy.values, copy.enforced) }
+        if copy.at?.cluster == at.cluster { fresh.lastGood = (copy.values, copy.enforced, copy.schema) }
         return fresh
       }
       skippedInRead = 0
@@ -237,7 +246,10 @@
           skip(key, error, in: &reading[index])
           continue
         }
-        take(FleetEvent(key: pair.key, value: value, revision: pair.revision), into: &reading[index])
+        // Checked against the suite's schema once the read is whole (``checkSchema(_:)``): it may come later.
+        take(
+          FleetEvent(key: pair.key, value: value, revision: pair.revision), into: &reading[index],
+          checkingSchema: false)
       }
       self.reading = reading
     }
@@ -245,17 +257,22 @@
     /// Ends a whole read: its copies replace the copies, each written once; or, when it failed (`keeping` false),
     /// are dropped, and the copies stay as they were.
     func finishReading(keeping: Bool = true) {
-      guard let read = reading else { return }
-      reading = nil
+      guard var read = reading else { return }
       let keys = readingKeys
       readingKeys = nil
-      guard keeping else { return }
+      guard keeping else {
+        reading = nil
+        return
+      }
+      // While the read is still under way: what the schema refuses is told as a whole read's.
+      for index in read.indices { checkSchema(&read[index]) }
+      reading = nil
       if skippedInRead > Self.maximumListedSkips {
         report(.skippedMore(count: skippedInRead - Self.maximumListedSkips))
       }
       for index in copies.indices {
         var copy = read[index]
-        copy.lastGood = ([:], [])
+        copy.lastGood = ([:], [], nil)
         let before = (copies[index].values.mapValues(\.value), copies[index].enforced)
         copy.unwritten = true
         copy.changed = copy.at
@@ -269,19 +286,25 @@
     }
 
     /// Applies a watch's changes, each to the copy of its suite, once: a change at a revision a copy has already is
-    /// not applied again. Each copy that changed is written once, with all of them.
-    func apply(_ events: [FleetEvent], at: FleetRevision) {
+    /// not applied again. Each copy that changed is written once, with all of them. A change of a suite's schema is
+    /// taken first, and the values after it are checked against it; the values held before it are checked by a whole
+    /// read, whose reason this returns (nil when no schema changed).
+    func apply(_ events: [FleetEvent], at: FleetRevision) -> String? {
+      var schemasChanged: [String] = []
       for event in events where event.revision > heldRevision {
         track(event.key, present: event.value != nil)
       }
       for index in copies.indices {
         var copy = copies[index]
         let held = copy.at?.revision ?? 0
-        var changed = false
-        for event in events where event.revision > held && event.key.starts(with: copy.prefix) {
+        let schemaKey = copy.prefix + Array(FleetCopy.schemaKey.utf8)
+        let suiteEvents = events.filter { $0.revision > held && $0.key.starts(with: copy.prefix) }
+        let schema = copy.schema?.json
+        for event in suiteEvents.filter({ $0.key == schemaKey }) + suiteEvents.filter({ $0.key != schemaKey }) {
           take(event, into: &copy)
-          changed = true
         }
+        if copy.schema?.json != schema { schemasChanged.append(copy.suite) }
+        let changed = !suiteEvents.isEmpty
         copy.at = FleetRevision(cluster: at.cluster, revision: max(held, at.revision))
         if changed {
           copy.unwritten = true
@@ -291,6 +314,9 @@
         copies[index] = copy
       }
       writeUnwritten()
+      guard !schemasChanged.isEmpty else { return nil }
+      let suites = schemasChanged.joined(separator: ", ")
+      return "the schema of \(suites) changed: every value is checked against it again"
     }
 
     /// Takes the cluster's revision from a progress notification: nothing changed up to it.
@@ -302,7 +328,7 @@
 
     /// One key's change, into its suite's copy: a setting (if it is JSON, not reserved, and fits), or what the
     /// fleet enforces. A value the follower cannot take does not replace the key's last good value (``refuse(_:_:in:)``).
-    private func take(_ event: FleetEvent, into copy: inout Copy) {
+    private func take(_ event: FleetEvent, into copy: inout Copy, checkingSchema: Bool = true) {
       let name = event.key.dropFirst(copy.prefix.count)
       guard let key = String(validating: name, as: UTF8.self), !key.isEmpty else {
         let shown = String(decoding: name, as: UTF8.self)
@@ -318,6 +344,7 @@
       guard let value = event.value else {
         copy.values[key] = nil
         if key == FleetCopy.enforcedKey { copy.enforced = [] }
+        if key == FleetCopy.schemaKey { copy.schema = nil }
         return
       }
       guard value.count <= options.maximumValueSize else {
@@ -337,6 +364,14 @@
         copy.enforced = enforced.keys
         return
       }
+      if key == FleetCopy.schemaKey {
+        do {
+          copy.schema = try FleetSchema(value, suite: copy.suite)
+        } catch {
+          refuse(key, error, in: &copy)
+        }
+        return
+      }
       guard !FleetCopy.isReserved(key) else { return skip(key, FleetError(.reservedKey(key.shown())), in: &copy) }
       let parsed: (value: JSONValue, text: String?)
       do {
@@ -344,6 +379,13 @@
       } catch {
         return refuse(
           key, FleetError(.notJSON(key: key.shown(), reason: FleetError.jsonReason(error))), in: &copy)
+      }
+      if checkingSchema, let schema = copy.schema {
+        let violations = schema.violations(of: parsed.value, forKey: key)
+        guard violations.isEmpty else {
+          return refuse(
+            key, FleetError(.schemaViolation(suite: copy.suite, violations: violations, existing: false)), in: &copy)
+        }
       }
       let held = copy.values[key].map { key.utf8.count + $0.size } ?? 0
       let size = copy.size - held + key.utf8.count + value.count
@@ -358,17 +400,38 @@
     /// or held before the whole read under way), and records why it refused the new one; a key never good on the
     /// machine (or whose last good value no longer fits the copy) is left out (``skip(_:_:in:)``).
     private func refuse(_ key: String, _ error: FleetError, in copy: inout Copy) {
-      let isEnforced = key == FleetCopy.enforcedKey
-      if isEnforced, copy.enforced.isEmpty {
-        copy.enforced = copy.lastGood.enforced
-      } else if !isEnforced, copy.values[key] == nil, let good = copy.lastGood.values[key],
-        copy.size + key.utf8.count + good.size <= options.maximumCopySize
-      {
-        copy.values[key] = good
+      let hasGood: Bool
+      switch key {
+      case FleetCopy.enforcedKey:
+        if copy.enforced.isEmpty { copy.enforced = copy.lastGood.enforced }
+        hasGood = !copy.enforced.isEmpty
+      case FleetCopy.schemaKey:
+        copy.schema = copy.schema ?? copy.lastGood.schema
+        hasGood = copy.schema != nil
+      default:
+        if copy.values[key] == nil, let good = copy.lastGood.values[key],
+          copy.size + key.utf8.count + good.size <= options.maximumCopySize
+        {
+          copy.values[key] = good
+        }
+        hasGood = copy.values[key] != nil
       }
-      guard isEnforced ? !copy.enforced.isEmpty : copy.values[key] != nil else { return skip(key, error, in: &copy) }
+      guard hasGood else { return skip(key, error, in: &copy) }
       copy.rejected[key] = error.skipReason
       if tellsInRead() { report(.rejected(suite: copy.suite, key: key, error)) }
+    }
+
+    /// Checks each value a whole read took against the suite's schema, once the read is whole: a value the schema
+    /// refuses keeps the key's last good value (even one the schema, changed since, refuses too: a machine keeps
+    /// what it applied), or is left out when the key had none.
+    private func checkSchema(_ copy: inout Copy) {
+      guard let schema = copy.schema else { return }
+      for (key, held) in copy.values.sorted(by: { $0.key < $1.key }) where copy.rejected[key] == nil {
+        let violations = schema.violations(of: held.value, forKey: key)
+        guard !violations.isEmpty else { continue }
+        copy.values[key] = nil
+        refuse(key, FleetError(.schemaViolation(suite: copy.suite, violations: violations, existing: false)), in: &copy)
+      }
     }
 
     /// Leaves `key` out of the copy, recording why (at most ``maximumListedSkips`` keys are listed, each name as
@@ -439,7 +502,8 @@
         let metadata = FleetCopy.Metadata(
           engine: engine, cluster: at.cluster, revision: at.revision, endpoints: endpoints,
           prefix: String(decoding: copy.prefix, as: UTF8.self), skipped: copy.skipped, skippedMore: copy.skippedMore,
-          rejected: copy.rejected, state: state, since: since, reason: reason, machine: reporting.machine,
+          rejected: copy.rejected, schema: copy.schema?.json, state: state, since: since, reason: reason,
+          machine: reporting.machine,
           reportingFailure: reporting.failure)
         let values = copy.values.sorted { $0.key < $1.key }.map {
           (key: $0.key, value: $0.value.value, text: $0.value.text)

@@ -438,7 +438,7 @@
           report(.following(endpoint: engine.endpoints[member], cluster: at.cluster, revision: at.revision))
         case .changed(let at, let events):
           started.setApplied()
-          await copies.apply(events, at: at)
+          if let reason = await copies.apply(events, at: at) { return reason }
         case .progress(let at):
           started.setApplied()
           await copies.progress(at)

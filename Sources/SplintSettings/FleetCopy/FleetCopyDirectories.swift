@@ -28,6 +28,9 @@ package enum FleetCopy {
   package static let metadataKey = "$fleet"
   /// The reserved member that lists the keys the fleet enforces.
   package static let enforcedKey = "$enforced"
+  /// The reserved key of a suite, in a cluster, that holds the JSON Schema its values are held to (a copy keeps it in
+  /// its ``metadataKey`` member, not as a member of its own: a settings file's `"$schema"` is an editor's).
+  package static let schemaKey = "$schema"
 
   /// Whether `key` is reserved: it starts with `$`. A copy keeps its own members under such keys (``metadataKey``,
   /// ``enforcedKey``), so a fleet never holds one as a setting: a cluster refuses to store one, a follower leaves one

@@ -28,6 +28,9 @@ extension FleetCopy {
     /// Keys whose value in the cluster the follower refused (not JSON, too large), and why, while the copy keeps the
     /// key's last good value.
     package var rejected: [String: String]
+    /// The JSON Schema the suite's values are held to (the cluster's `$schema`), as the follower last took it; nil
+    /// when the suite has none.
+    package var schema: JSONValue?
     /// The follower's host name, process ID and user.
     package var host: String
     package var processID: Int32
@@ -48,7 +51,7 @@ extension FleetCopy {
     package init(
       engine: String, cluster: String, revision: Int64, endpoints: [String], prefix: String,
       skipped: [String: String] = [:], skippedMore: Int = 0, rejected: [String: String] = [:],
-      state: FleetCopyStatus.State, since: Date,
+      schema: JSONValue? = nil, state: FleetCopyStatus.State, since: Date,
       reason: String? = nil,
       written: Date = Date(), machine: String? = nil, reportingFailure: String? = nil
     ) {
@@ -60,6 +63,7 @@ extension FleetCopy {
       self.skipped = skipped
       self.skippedMore = skippedMore
       self.rejected = rejected
+      self.schema = schema
       host = ProcessInfo.processInfo.hostName
       processID = getpid()
       user = Users.name(geteuid())
@@ -85,6 +89,7 @@ extension FleetCopy {
       }
       if skippedMore > 0 { object["skippedMore"] = .int(skippedMore) }
       if !rejected.isEmpty { object["rejected"] = Self.reasons(rejected) }
+      if let schema { object["schema"] = schema }
       if let reason { object["reason"] = .string(reason) }
       if let machine { object["machine"] = .string(machine) }
       if let reportingFailure { object["reportingFailure"] = .string(reportingFailure) }
@@ -126,6 +131,7 @@ extension FleetCopy {
       if case .string(let prefix)? = object["prefix"] { self.prefix = prefix } else { prefix = "" }
       skipped = Self.reasons(object["skipped"])
       rejected = Self.reasons(object["rejected"])
+      schema = object["schema"]
       if case .int(let more)? = object["skippedMore"] { skippedMore = max(more, 0) } else { skippedMore = 0 }
       if case .string(let host)? = object["host"] { self.host = host } else { host = "" }
       if case .int(let processID)? = object["pid"] {
