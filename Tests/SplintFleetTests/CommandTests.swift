@@ -209,6 +209,41 @@
       #expect(Set(lost).count == lost.count, "no line twice: \(log.stderr)")
     }
 
+    @Test("fleet schema set, get and delete; a value the schema refuses, and a schema not checked, exit 65")
+    func schemaCommands() async throws {
+      let (etcd, _) = try await startCluster()
+      let endpoints = ["--suite", "app", "--endpoints", etcd.endpoints.joined(separator: ",")]
+      try await splintctl(["fleet", "set", "interval", "60"] + endpoints)
+      let none = try await splintctl(["fleet", "schema", "get"] + endpoints)
+      #expect(none.status == 1 && none.stderr.contains("no schema for app"), "\(none)")
+      let file = scratch.url("app.schema.json")
+      try Data(#"{"properties": {"interval": {"type": "integer", "maximum": 300}}}"#.utf8).write(to: file)
+      let set = try await splintctl(["fleet", "schema", "set", file.path] + endpoints)
+      #expect(set.status == 0 && set.stdout.hasPrefix("the schema of app is set, at revision "), "\(set)")
+      let again = try await splintctl(
+        ["fleet", "schema", "set", "-"] + endpoints, input: try String(contentsOf: file, encoding: .utf8))
+      #expect(again.stdout.hasPrefix("app already holds this schema: nothing was changed"), "\(again)")
+      #expect(try await splintctl(["fleet", "schema", "get"] + endpoints).stdout.contains(#""maximum": 300"#))
+      let refused = try await splintctl(["fleet", "set", "interval", "600"] + endpoints)
+      #expect(
+        refused.status == 65 && refused.stderr.contains("interval: must be at most 300 (maximum), found 600"),
+        "\(refused)")
+      try Data(#"{"properties": {"interval": {"anyOf": []}}}"#.utf8).write(to: file)
+      let unchecked = try await splintctl(["fleet", "schema", "set", file.path] + endpoints)
+      #expect(unchecked.status == 65 && unchecked.stderr.contains("anyOf"), "\(unchecked)")
+      try Data(#"{"properties": {"interval": {"maximum": 10}}}"#.utf8).write(to: file)
+      let broken = try await splintctl(["fleet", "schema", "set", file.path] + endpoints)
+      #expect(broken.status == 65 && broken.stderr.contains("--force"), "\(broken)")
+      #expect(try await splintctl(["fleet", "schema", "set", file.path, "--force"] + endpoints).status == 0)
+      let missing = try await splintctl(["fleet", "schema", "set", scratch.url("nothing").path] + endpoints)
+      #expect(missing.status == 64 && missing.stderr.contains("cannot read"), "\(missing)")
+      let removed = try await splintctl(["fleet", "schema", "delete"] + endpoints)
+      #expect(removed.stdout.hasPrefix("the schema of app is removed, at revision "), "\(removed)")
+      let nothing = try await splintctl(["fleet", "schema", "delete"] + endpoints)
+      #expect(nothing.stdout.hasPrefix("app holds no schema: nothing was removed"), "\(nothing)")
+      #expect(try await splintctl(["fleet", "set", "interval", "600"] + endpoints).status == 0)
+    }
+
     @Test("values and keys with escape sequences are printed escaped by fleet get and list")
     func escapes() async throws {
       let (etcd, _) = try await startCluster()
