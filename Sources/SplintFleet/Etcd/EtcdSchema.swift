@@ -27,8 +27,11 @@
     ///   jsonText: #"{"properties": {"interval": {"type": "integer", "minimum": 1}}}"#, suite: "com.example.sync")
     /// ```
     ///
-    /// - Parameter force: Set it even though values the suite holds now break it: every machine then keeps those
-    ///   values, and reports them refused, until they change. Without it, such a schema is refused.
+    /// - Parameters:
+    ///   - jsonText: The schema, as JSON text.
+    ///   - suite: The suite whose values it holds.
+    ///   - force: Set it even though values the suite holds now break it: every machine then keeps those values, and
+    ///     reports them refused, until they change. Without it, such a schema is refused.
     /// - Returns: The revision it was set at; ``Write/changed`` is false when the suite had this very schema.
     /// - Throws: ``FleetError/Code/invalidSchema`` for text that is not JSON, or a keyword that changes what is valid
     ///   and is not checked (`oneOf`, `if`, `format`, ...: an ignored rule would let through what it forbids);
