@@ -70,14 +70,15 @@
     }
 
     /// Throws unless the schema `suite` holds once `changes` are made (the one `values` read, or the one the
-    /// changes set) allows each setting they write.
+    /// changes set) allows each setting they write. A change that writes no setting (a deletion, `$enforced`) is
+    /// never refused.
     ///
     /// - Throws: ``FleetError/Code/schemaViolation`` naming each value refused, and
     ///   ``FleetError/Code/invalidSchema`` when the schema is not one checked here (written around splintctl):
-    ///   nothing is written on a schema no follower takes.
+    ///   no value is written on a schema no follower takes.
     func checkSchema(_ changes: [String: String?], on values: [String: Stored], suite: String) throws(FleetError) {
       let text = changes[FleetCopy.schemaKey] ?? values[FleetCopy.schemaKey]?.text
-      guard let text else { return }
+      guard let text, changes.contains(where: { !FleetCopy.isReserved($0.key) && $0.value != nil }) else { return }
       let schema = try FleetSchema(Array(text.utf8), suite: suite)
       let refused = changes.sorted { $0.key < $1.key }.flatMap { key, text in
         text.map { Self.violations(of: $0, forKey: key, schema: schema) } ?? []
