@@ -122,7 +122,8 @@
       public static let machineInUse = Code("machineInUse")
       /// The machine is enrolled already: the cluster has its user.
       public static let machineEnrolled = Code("machineEnrolled")
-      /// A machine that follows the suite left a key out, or cannot write its copy: the change did not reach it whole.
+      /// A machine that follows the suite left a key out, refused a key's value (keeping its last good one), or cannot
+      /// write its copy: the change did not reach it whole.
       public static let rolloutFailed = Code("rolloutFailed")
       /// Not every machine that follows the suite held the revision in time, or fewer followed it than expected.
       public static let rolloutIncomplete = Code("rolloutIncomplete")

@@ -45,8 +45,9 @@ public struct FleetCopyStatus: Sendable, Hashable {
   public let skippedKeys: [String: String]
   /// How many more keys the copy leaves out than ``skippedKeys`` lists.
   public let moreSkippedKeys: Int
-  /// Keys whose value in the cluster the follower refused (not JSON, too large), and why: the copy keeps each one's
-  /// last good value, which programs go on reading, until the cluster holds a value it can take (or none).
+  /// Keys whose value in the cluster the follower refused (not JSON, too large, or refused by the suite's schema), and
+  /// why: the copy keeps each one's last good value, which programs go on reading, until the cluster holds a value it
+  /// can take (or none).
   public let rejectedKeys: [String: String]
   /// What the follower was doing when it last wrote, and since when.
   public let state: State

@@ -288,8 +288,8 @@
         "Tell how this machine's copy of a suite's fleet settings fares: from where, as of when, followed or not.",
       discussion: """
         Reads the copy alone (no cluster is asked). Exit status: 0 while a follower follows the cluster and took \
-        every value, 65 while it follows but refused a value (not JSON, too large: the copy keeps the key's last \
-        good value, listed as refused) or left a key out, 69 when the cluster is lost or no follower runs (the \
+        every value, 65 while it follows but refused a value (not JSON, too large, refused by the suite's schema: \
+        the copy keeps the key's last good value, listed as refused) or left a key out, 69 when the cluster is lost or no follower runs (the \
         values are the last it wrote), 1 when there is no copy. Keys the user's own file sets over the fleet's are \
         listed as overridden.
         """)
@@ -398,7 +398,8 @@
         revision, in `fleet status`, reaches that), and says so when the key is new to the suite, naming its keys \
         that are close (a misspelt key is a new one). With --json: {"suite": S, "key": K, "value": VALUE, \
         "revision": N, "new": BOOL}. The change is recorded, with who made it (`fleet history`). With --dry-run, \
-        nothing is written: it prints the diff the write would make (with --json, as `fleet diff --json` does).
+        nothing is written: it prints the diff the write would make (with --json, as `fleet diff --json` does), or \
+        refuses a value the suite's schema refuses (exit status 65), as the write would.
         """)
 
     @Option(help: "The suite.")

@@ -285,7 +285,7 @@ enum Threads {
       + "in \(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000) ms"
   }
 
-  /// Starts `count` async reads of `credential` while the server (process `server`) is stopped for a second, and
+  /// Starts `count` async reads of `credential` while the server (process `server`) is stopped for two seconds, and
   /// meanwhile wakes every 5 ms on Swift's cooperative pool: `ok threads BASELINE MOST gap MS read N`, the process's
   /// threads before and at the most, the longest the pool kept a wake-up waiting, and how many reads then gave
   /// their value.
@@ -301,7 +301,7 @@ enum Threads {
       var gap = Duration.zero
       let started = ContinuousClock.now
       var last = started
-      while ContinuousClock.now - started < .seconds(1) {
+      while ContinuousClock.now - started < .seconds(2) {
         try? await Task.sleep(for: .milliseconds(5))
         let now = ContinuousClock.now
         gap = max(gap, now - last)

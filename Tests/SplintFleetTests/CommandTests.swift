@@ -228,6 +228,11 @@
       #expect(
         refused.status == 65 && refused.stderr.contains("interval: must be at most 300 (maximum), found 600"),
         "\(refused)")
+      // A dry run refuses it as the write does; one the schema allows prints its diff.
+      let dry = try await splintctl(["fleet", "set", "interval", "600", "--dry-run"] + endpoints)
+      #expect(dry.status == 65 && dry.stderr.contains("found 600") && dry.stdout.isEmpty, "\(dry)")
+      let allowed = try await splintctl(["fleet", "set", "interval", "200", "--dry-run"] + endpoints)
+      #expect(allowed.status == 0 && allowed.stdout.contains("would change"), "\(allowed)")
       try Data(#"{"properties": {"interval": {"anyOf": []}}}"#.utf8).write(to: file)
       let unchecked = try await splintctl(["fleet", "schema", "set", file.path] + endpoints)
       #expect(unchecked.status == 65 && unchecked.stderr.contains("anyOf"), "\(unchecked)")

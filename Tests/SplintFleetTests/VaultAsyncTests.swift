@@ -58,7 +58,10 @@
       let numbers = try await probe(server, "threads-many", "200", "svc", "a", "\(server.processID)")
       #expect(numbers["read"] == 200, "\(numbers)")
       #expect(try #require(numbers["during"]) <= (numbers["baseline"] ?? 0) + 4, "\(numbers)")
-      #expect(try #require(numbers["gap"]) < 250, "the pool kept a wake-up waiting: \(numbers)")
+      // Reads that held the pool's threads would keep its wake-ups waiting until the server came back, two seconds
+      // on; a wake-up late by half of that is no busy machine's doing (one late by 411 ms was seen at nice 19 beside
+      // a build).
+      #expect(try #require(numbers["gap"]) < 1000, "the pool kept a wake-up waiting: \(numbers)")
       await server.stop()
     }
 

@@ -225,12 +225,17 @@
     /// - Throws: ``FleetError/Code/notJSON`` when `$enforced` is not an array of keys (or lists what is not one), and
     ///   the cluster's errors.
     public func enforcedKeys(suite: String) async throws(FleetError) -> [String] {
+      try Self.enforcedList(await reservedText(FleetCopy.enforcedKey, suite: suite)).sorted()
+    }
+
+    /// The text of `suite`'s reserved key `name` (`$enforced`, `$schema`), or nil when the suite has none.
+    func reservedText(_ name: String, suite: String) async throws(FleetError) -> String? {
       let gateway = try EtcdGateway(cluster: self)
-      let name = try prefix(ofSuite: suite) + Array(FleetCopy.enforcedKey.utf8)
+      let key = try prefix(ofSuite: suite) + Array(name.utf8)
       let response = try await gateway.call(
-        "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(name)), as: EtcdRangeResponse.self
+        "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(key)), as: EtcdRangeResponse.self
       ).response
-      return try Self.enforcedList(response.kvs?.first.map { Self.text($0.value) }).sorted()
+      return response.kvs?.first.map { Self.text($0.value) }
     }
 
     /// Marks `key` of `suite` as enforced by the fleet, or no longer: on machines whose copy is a system copy, an

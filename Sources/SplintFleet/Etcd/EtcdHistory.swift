@@ -298,7 +298,8 @@
     /// ``setValues(_:suite:)`` (a nil text: of ``removeValue(forKey:suite:)``). ``apply(_:)`` writes it, if none
     /// of the keys changed meanwhile.
     ///
-    /// - Throws: ``FleetError/Code/notJSON`` for a text that is not JSON, ``FleetError/Code/reservedKey``, and the
+    /// - Throws: ``FleetError/Code/notJSON`` for a text that is not JSON, ``FleetError/Code/reservedKey``,
+    ///   ``FleetError/Code/schemaViolation`` for a value the suite's schema refuses (as the write would), and the
     ///   cluster's errors.
     public func diff(
       settingValues values: [(key: String, jsonText: String?)], suite: String
@@ -314,9 +315,12 @@
       let gateway = try EtcdGateway(cluster: self)
       let prefix = try prefix(ofSuite: suite)
       let keys = planned.keys.sorted()
-      let (revision, results) = try await read(keyRanges(keys, prefix: prefix, besides: 0), gateway: gateway)
-      let reading = Reading(
-        keys: keys, revision: revision, values: Self.stored(results.flatMap(\.self), prefix: prefix).only(keys))
+      // The schema is read with the keys: a write it refuses is refused here as it would be written.
+      let (revision, results) = try await read(
+        keyRanges(keys + [FleetCopy.schemaKey], prefix: prefix, besides: 0), gateway: gateway)
+      let stored = Self.stored(results.flatMap(\.self), prefix: prefix)
+      try checkSchema(planned, on: stored, suite: suite)
+      let reading = Reading(keys: keys, revision: revision, values: stored.only(keys))
       let current = reading.values.mapValues(\.text)
       var next = current
       for (key, text) in planned { next[key] = text }

@@ -7,12 +7,7 @@
     ///
     /// - Throws: The cluster's errors.
     public func schema(suite: String) async throws(FleetError) -> String? {
-      let gateway = try EtcdGateway(cluster: self)
-      let name = try prefix(ofSuite: suite) + Array(FleetCopy.schemaKey.utf8)
-      let response = try await gateway.call(
-        "/v3/kv/range", EtcdRangeRequest(key: EtcdBytes(name)), as: EtcdRangeResponse.self
-      ).response
-      return response.kvs?.first.map { Self.text($0.value) }
+      try await reservedText(FleetCopy.schemaKey, suite: suite)
     }
 
     /// Holds `suite`'s values to the JSON Schema `jsonText` (draft 2020-12, with the keywords SplintSettings'
@@ -43,14 +38,7 @@
       // Every value is read and checked; the write holds only if no value was put since (one removed is no matter).
       let (write, _) = try await commit(suite: suite, reading: nil, comparingPuts: true) {
         current throws(FleetError) in
-        if !force {
-          let refused = current.sorted { $0.key < $1.key }.flatMap { key, stored in
-            Self.violations(of: stored.text, forKey: key, schema: schema)
-          }
-          guard refused.isEmpty else {
-            throw FleetError(.schemaViolation(suite: suite, violations: Array(refused.prefix(20)), existing: true))
-          }
-        }
+        if !force { try Self.check(current.mapValues(\.text), against: schema, suite: suite, existing: true) }
         return current[FleetCopy.schemaKey]?.text == jsonText ? nil : [FleetCopy.schemaKey: jsonText]
       }
       return Write(revision: write.revision, changed: write.changed, previousValue: nil)
@@ -79,20 +67,27 @@
     func checkSchema(_ changes: [String: String?], on values: [String: Stored], suite: String) throws(FleetError) {
       let text = changes[FleetCopy.schemaKey] ?? values[FleetCopy.schemaKey]?.text
       guard let text, changes.contains(where: { !FleetCopy.isReserved($0.key) && $0.value != nil }) else { return }
-      let schema = try FleetSchema(Array(text.utf8), suite: suite)
-      let refused = changes.sorted { $0.key < $1.key }.flatMap { key, text in
-        text.map { Self.violations(of: $0, forKey: key, schema: schema) } ?? []
-      }
-      guard refused.isEmpty else {
-        throw FleetError(.schemaViolation(suite: suite, violations: Array(refused.prefix(20)), existing: false))
-      }
+      try Self.check(
+        changes.compactMapValues { $0 }, against: FleetSchema(Array(text.utf8), suite: suite), suite: suite,
+        existing: false)
     }
 
-    /// What `schema` refuses of `text` as `key`'s value: nothing for a reserved key, or text that is not JSON (a
-    /// follower leaves that out whatever the schema says).
-    private static func violations(of text: String, forKey key: String, schema: FleetSchema) -> [String] {
-      guard !FleetCopy.isReserved(key), let value = try? FleetCopy.parseValue(Array(text.utf8)).value else { return [] }
-      return schema.violations(of: value, forKey: key)
+    /// Throws ``FleetError/Code/schemaViolation`` naming what `schema` refuses of `values` (each key's text), the
+    /// first 20 in the order of their keys; `existing` says they are the values the suite holds, not ones written.
+    /// A reserved key, or text that is not JSON (a follower leaves that out whatever the schema says), is not
+    /// checked.
+    private static func check(
+      _ values: [String: String], against schema: FleetSchema, suite: String, existing: Bool
+    ) throws(FleetError) {
+      let refused = values.sorted { $0.key < $1.key }.flatMap { key, text -> [String] in
+        guard !FleetCopy.isReserved(key), let value = try? FleetCopy.parseValue(Array(text.utf8)).value else {
+          return []
+        }
+        return schema.violations(of: value, forKey: key)
+      }
+      guard refused.isEmpty else {
+        throw FleetError(.schemaViolation(suite: suite, violations: Array(refused.prefix(20)), existing: existing))
+      }
     }
   }
 #endif

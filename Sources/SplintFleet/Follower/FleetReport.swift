@@ -38,8 +38,8 @@
     public let skipped: [String: String]
     /// How many more keys were left out than ``skipped`` lists.
     public let skippedMore: Int
-    /// The keys whose value in the cluster the machine refused (not JSON, too large), and why: its copy keeps each
-    /// one's last good value.
+    /// The keys whose value in the cluster the machine refused (not JSON, too large, or refused by the suite's
+    /// schema), and why: its copy keeps each one's last good value.
     public let rejected: [String: String]
     /// Why the copy could not be written, when its last write failed: the machine's programs read older values.
     public let copyFailure: String?
