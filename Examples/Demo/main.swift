@@ -53,7 +53,7 @@ func tokenState() -> String {
 /// Where `key`'s value comes from, when not from the default: ` (the fleet's, from PATH)`.
 func origin(_ key: String) -> String {
   switch store.origin(ofKey: key) {
-  case .fleet(let copy)?: " (the fleet's, from \(copy.path))"
+  case .fleet(let copy, let label)?: " (the fleet's\(label.map { " for \($0)" } ?? ""), from \(copy.path))"
   case .system(let file)?: " (a system default, from \(file.path))"
   case .user?, nil: ""
   }
@@ -63,7 +63,7 @@ func origin(_ key: String) -> String {
 func sinceWrite(_ key: String) -> String {
   let file =
     switch store.origin(ofKey: key) {
-    case .fleet(let url)?, .system(let url)?, .user(let url)?: url
+    case .fleet(let url, _)?, .system(let url)?, .user(let url)?: url
     case nil: store.fileURL
     }
   guard let written = try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date

@@ -33,6 +33,7 @@
       case copyTooLarge(suite: String, size: Int, limit: Int)
       case schemaViolation(suite: String, violations: [String], existing: Bool)
       case invalidSchema(suite: String, reason: String)
+      case unknownLabel(suite: String, label: String, labels: [String])
       case copyFailed(SettingsError)
       case conflict(key: String)
       case transactionTooLarge(what: String, compares: Int, operations: Int, bytes: Int, limits: TransactionLimits)
@@ -108,6 +109,8 @@
       /// A suite's schema is not JSON, or not a JSON Schema this package checks (an unsupported keyword such as
       /// `oneOf`, a misspelt one, a `$ref` to another document).
       public static let invalidSchema = Code("invalidSchema")
+      /// A value is given for a label the suite's order of labels (`$labels`) does not name.
+      public static let unknownLabel = Code("unknownLabel")
       /// The machine's copy could not be written.
       public static let copyFailed = Code("copyFailed")
       /// The keys changed in the cluster while a change was being made: nothing was changed.
@@ -152,6 +155,7 @@
       case .copyTooLarge: .copyTooLarge
       case .schemaViolation: .schemaViolation
       case .invalidSchema: .invalidSchema
+      case .unknownLabel: .unknownLabel
       case .copyFailed: .copyFailed
       case .conflict: .conflict
       case .transactionTooLarge: .transactionTooLarge
@@ -172,7 +176,7 @@
       case .unreachable, .timedOut, .noLeader, .invalidResponse, .conflict: true
       case .invalidConfiguration, .tls, .insecureEndpoint, .noPassword, .authenticationFailed, .permissionDenied,
         .rejected, .notJSON, .reservedKey, .valueTooLarge, .keyTooLong, .copyTooLarge, .schemaViolation,
-        .invalidSchema, .copyFailed, .transactionTooLarge,
+        .invalidSchema, .unknownLabel, .copyFailed, .transactionTooLarge,
         .revisionNotKept, .machineInUse, .machineEnrolled, .rolloutFailed, .rolloutIncomplete, .cancelled:
         false
       }
@@ -188,7 +192,8 @@
         .copyFailed, .cancelled:
         true
       case .unreachable, .timedOut, .noLeader, .tls, .invalidResponse, .rejected, .notJSON, .reservedKey,
-        .valueTooLarge, .keyTooLong, .copyTooLarge, .schemaViolation, .invalidSchema, .conflict, .transactionTooLarge,
+        .valueTooLarge, .keyTooLong, .copyTooLarge, .schemaViolation, .invalidSchema, .unknownLabel, .conflict,
+        .transactionTooLarge,
         .revisionNotKept, .machineInUse,
         .machineEnrolled, .rolloutFailed, .rolloutIncomplete:
         false
@@ -337,6 +342,15 @@
           """
           Nothing was changed. Change those values first, or give --force: every machine then keeps them, and \
           reports them refused until they change.
+          """
+        )
+      case .unknownLabel(let suite, let label, let labels):
+        let named = labels.isEmpty ? "names none" : "names \(labels.joined(separator: ", "))"
+        return (
+          "The label \(label) is not one of \(suite)'s labels: its order of labels ($labels) \(named).",
+          """
+          Nothing was changed. Add it where its values should win: `splintctl fleet labels set --suite \(suite) \
+          LABEL...`, labels first to last (a machine's host: label always wins first).
           """
         )
       case .invalidSchema(let suite, let reason):

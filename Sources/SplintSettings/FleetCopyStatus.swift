@@ -64,6 +64,11 @@ public struct FleetCopyStatus: Sendable, Hashable {
   public let machine: String?
   /// Why the follower cannot report to the cluster, in words, while it cannot (it follows all the same).
   public let reportingFailure: String?
+  /// The machine's labels (`canary`, `host:web-07`), sorted: the labels whose values the copy holds where they win
+  /// over the suite's value for every machine. Empty in a copy written before followers had labels.
+  public let labels: [String]
+  /// The label that gave each key's value, for the keys whose value a label gives on this machine.
+  public let labelledKeys: [String: String]
   /// Whether a follower process holds the copy now. False when its follower ended or died: the values are the
   /// last it wrote.
   public let isFollowed: Bool
@@ -97,6 +102,8 @@ public struct FleetCopyStatus: Sendable, Hashable {
     written = metadata.written
     machine = metadata.machine
     reportingFailure = metadata.reportingFailure
+    labels = (metadata.labels ?? []).sorted()
+    labelledKeys = metadata.origins
     self.isFollowed = isFollowed
     self.lastSeen = lastSeen
     self.isTrusted = isTrusted

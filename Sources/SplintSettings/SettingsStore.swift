@@ -283,13 +283,17 @@ public final class SettingsStore: Sendable {
   /// ```swift
   /// switch store.origin(ofKey: "interval") {
   /// case .user(let url)?: print("set by the user in \(url.path)")
-  /// case .fleet(let url)?: print("the fleet's, from the machine's copy \(url.path)")
+  /// case .fleet(let url, let label)?: print("the fleet's (\(label ?? "every machine")), from \(url.path)")
   /// case .system(let url)?: print("a default for every user, from \(url.path)")
   /// case nil: print("the program's default")
   /// }
   /// ```
   public func origin(ofKey key: String) -> SettingsOrigin? {
-    layers.resolve(key)?.origin
+    guard let source = layers.resolve(key) else { return nil }
+    if case .copy(let index) = source.place, let label = layers.copies[index].label(ofKey: key) {
+      return .fleet(layers.copies[index].url, label: label)
+    }
+    return source.origin
   }
 
   /// Stores `value` for `key`, with one write.

@@ -44,6 +44,11 @@
           ["refuse values s holds now: a: x; b: y", "--force"]
         ),
         (
+          .init(.unknownLabel(suite: "s", label: "eu", labels: ["host:*", "canary"])), .unknownLabel, false,
+          ["eu is not one of s's labels", "names host:*, canary", "fleet labels set --suite s"]
+        ),
+        (.init(.unknownLabel(suite: "s", label: "eu", labels: [])), .unknownLabel, false, ["names none"]),
+        (
           .init(.invalidSchema(suite: "s", reason: "#/oneOf: not checked")), .invalidSchema, false,
           ["schema of s is not one", "#/oneOf: not checked", "fleet schema set --suite s FILE"]
         ),

@@ -306,11 +306,25 @@
     ) async throws(FleetError)
       -> Diff
     {
+      try await diff(settingValues: values, suite: suite, label: nil)
+    }
+
+    /// What writing `values` in `suite` for the machines that carry `label` would change, as
+    /// ``diff(settingValues:suite:)`` says for every machine (each key of the diff is the label's:
+    /// `$for/<label>/<key>`); with `label` nil, that diff.
+    ///
+    /// - Throws: ``FleetError/Code/invalidConfiguration`` for a label that is not one, and the errors of
+    ///   ``diff(settingValues:suite:)``.
+    public func diff(
+      settingValues values: [(key: String, jsonText: String?)], suite: String, label: String?
+    ) async throws(FleetError) -> Diff {
       var planned: [String: String?] = [:]
       for (key, text) in values {
         _ = try self.key(key, suite: suite)
         if let text { try Self.requireJSON(text, key: key) }
-        planned[key] = .some(text)
+        planned[
+          try label.map { label throws(FleetError) in try FleetLabels.key(key, label: FleetLabels.checked(label)) }
+            ?? key] = .some(text)
       }
       let gateway = try EtcdGateway(cluster: self)
       let prefix = try prefix(ofSuite: suite)

@@ -58,15 +58,17 @@
     }
 
     /// Throws unless the schema `suite` holds once `changes` are made (the one `values` read, or the one the
-    /// changes set) allows each setting they write. A change that writes no setting (a deletion, `$enforced`) is
-    /// never refused.
+    /// changes set) allows each setting they write (a label's value too). A change that writes no setting (a
+    /// deletion, `$enforced`) is never refused.
     ///
     /// - Throws: ``FleetError/Code/schemaViolation`` naming each value refused, and
     ///   ``FleetError/Code/invalidSchema`` when the schema is not one checked here (written around splintctl):
     ///   no value is written on a schema no follower takes.
     func checkSchema(_ changes: [String: String?], on values: [String: Stored], suite: String) throws(FleetError) {
       let text = changes[FleetCopy.schemaKey] ?? values[FleetCopy.schemaKey]?.text
-      guard let text, changes.contains(where: { !FleetCopy.isReserved($0.key) && $0.value != nil }) else { return }
+      guard let text, changes.contains(where: { FleetLabels.settingKey($0.key) != nil && $0.value != nil }) else {
+        return
+      }
       try Self.check(
         changes.compactMapValues { $0 }, against: FleetSchema(Array(text.utf8), suite: suite), suite: suite,
         existing: false)
@@ -74,16 +76,15 @@
 
     /// Throws ``FleetError/Code/schemaViolation`` naming what `schema` refuses of `values` (each key's text), the
     /// first 20 in the order of their keys; `existing` says they are the values the suite holds, not ones written.
-    /// A reserved key, or text that is not JSON (a follower leaves that out whatever the schema says), is not
-    /// checked.
+    /// A label's value is checked as its key's; another reserved key, or text that is not JSON (a follower leaves that
+    /// out whatever the schema says), is not checked.
     private static func check(
       _ values: [String: String], against schema: FleetSchema, suite: String, existing: Bool
     ) throws(FleetError) {
       let refused = values.sorted { $0.key < $1.key }.flatMap { key, text -> [String] in
-        guard !FleetCopy.isReserved(key), let value = try? FleetCopy.parseValue(Array(text.utf8)).value else {
-          return []
-        }
-        return schema.violations(of: value, forKey: key)
+        guard let name = FleetLabels.settingKey(key), let value = try? FleetCopy.parseValue(Array(text.utf8)).value
+        else { return [] }
+        return schema.violations(of: value, forKey: name)
       }
       guard refused.isEmpty else {
         throw FleetError(.schemaViolation(suite: suite, violations: Array(refused.prefix(20)), existing: existing))

@@ -10,6 +10,9 @@
   /// | --- | --- |
   /// | `/splint/<suite>/<key>` | a setting's JSON text |
   /// | `/splint/<suite>/$enforced` | the keys the fleet enforces |
+  /// | `/splint/<suite>/$schema` | the JSON Schema the suite's values are held to |
+  /// | `/splint/<suite>/$labels` | the suite's labels, in the order their values win |
+  /// | `/splint/<suite>/$for/<label>/<key>` | a setting's JSON text on the machines that carry the label |
   /// | `/splint.history/<suite>/<sequence>` | a record of one change: its keys' old and new values, and who made it |
   /// | `/splint.machines/<machine>/alive` | that the machine's follower is alive: on a lease it keeps alive |
   /// | `/splint.machines/<machine>/reports/<suite>` | what the machine's copy of the suite holds (``FleetReport``) |

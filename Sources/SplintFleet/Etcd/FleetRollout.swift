@@ -49,6 +49,12 @@
     public var following: [Machine] { machines.filter(\.isFollowing) }
     /// The machines in `state`.
     public func machines(_ state: Machine.State) -> [Machine] { machines.filter { $0.state == state } }
+    /// The rollout on the machines that carry `label` alone (as their reports say: ``FleetReport/labels``).
+    public func carrying(_ label: String) -> FleetRollout {
+      FleetRollout(
+        suite: suite, revision: revision, machines: machines.filter { $0.report?.labels.contains(label) == true })
+    }
+
     /// Whether every machine that follows the suite holds the revision, with none left out or failing.
     public var isComplete: Bool { following.allSatisfy { $0.state == .holding } }
 

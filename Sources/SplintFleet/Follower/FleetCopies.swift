@@ -39,11 +39,23 @@
       var skippedMore = 0
       /// Keys whose value in the cluster the follower refused, and why, while the copy keeps their last good value.
       var rejected: [String: String] = [:]
-      /// While a whole read makes the copy anew: the values, enforced keys and schema the copy held before it (of the
-      /// same cluster), each the last good one of its key, kept for a key whose value the read refuses.
-      var lastGood:
-        (values: [String: (value: JSONValue, text: String?, size: Int)], enforced: [String], schema: FleetSchema?) =
-          ([:], [], nil)
+      /// While a whole read makes the copy anew: the values, enforced keys, schema and order of labels the copy held
+      /// before it (of the same cluster), each the last good one of its key, kept for a key whose value the read
+      /// refuses.
+      var lastGood: LastGood = .init()
+      /// The values the machine's labels give the suite's keys, by label and key, as the cluster holds them (those of
+      /// a label the order does not name too, which apply once it does); no other label's.
+      var labelled: [String: [String: Raw]] = [:]
+      /// The suite's order of labels (`$labels`).
+      var order: [String] = []
+      /// The suite's value for every machine of each key a label of the machine gives a value to (none: the suite
+      /// holds none), as the cluster holds it: what the key takes again once no label gives it one.
+      var suiteWide: [String: Raw] = [:]
+      /// The label each key's value comes from, for the keys whose value a label gives.
+      var origins: [String: String] = [:]
+      /// Why the copy must be read whole again before it is watched (a follower resumed from a copy that holds
+      /// values of labels it does not keep on disk, or made for other labels), or nil.
+      var readAgain: String?
       /// Whether the copy on disk lags behind (a write failed, or there are changes to write).
       var unwritten = false
       /// The revision of the last write of the copy on disk (0: none yet), and why the last write failed, if it did.
@@ -69,7 +81,34 @@
         let enforcedSize: Int = enforced.reduce(0) { $0 + $1.utf8.count + 3 }
         let skippedSize: Int = skipped.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         let rejectedSize: Int = rejected.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-        return valuesSize + enforcedSize + skippedSize + rejectedSize + (schema?.size ?? 0)
+        let labelledSize: Int = labelled.values.reduce(0) { sum, values in
+          values.reduce(sum) { $0 + $1.key.utf8.count + $1.value.size }
+        }
+        let suiteWideSize: Int = suiteWide.reduce(0) { $0 + $1.key.utf8.count + $1.value.size }
+        return valuesSize + enforcedSize + skippedSize + rejectedSize + (schema?.size ?? 0) + labelledSize
+          + suiteWideSize
+      }
+    }
+
+    /// What a copy held before a whole read.
+    struct LastGood {
+      var values: [String: (value: JSONValue, text: String?, size: Int)] = [:]
+      var enforced: [String] = []
+      var schema: FleetSchema?
+      var order: [String] = []
+    }
+
+    /// A value as the cluster holds it, kept for when it applies: its bytes, or only its size when it is larger
+    /// than a value may be.
+    enum Raw {
+      case bytes([UInt8])
+      case tooLarge(Int)
+
+      var size: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .tooLarge: 0
+        }
       }
     }
 
@@ -82,6 +121,8 @@
     private let endpoints: [String]
     private let options: FleetFollower.Options
     private let report: @Sendable (FleetFollower.Event) -> Void
+    /// The machine's labels (its host label among them).
+    private let labels: Set<String>
     /// What every copy records of the follower.
     private var state: FleetCopyStatus.State = .following
     private var since = Date()
@@ -101,10 +142,11 @@
     private var readingKeys: Set<[UInt8]>?
 
     init(
-      copies: [Copy], engine: String, endpoints: [String], options: FleetFollower.Options,
+      copies: [Copy], engine: String, endpoints: [String], options: FleetFollower.Options, labels: Set<String> = [],
       report: @escaping @Sendable (FleetFollower.Event) -> Void
     ) {
       self.copies = copies
+      self.labels = labels
       self.engine = engine
       self.endpoints = endpoints
       self.options = options
@@ -136,9 +178,19 @@
         copies[index].schema = metadata.schema.flatMap { schema in
           try? FleetSchema(schema, size: schema.description.utf8.count, suite: copies[index].suite)
         }
+        copies[index].order = metadata.labelOrder
+        copies[index].origins = metadata.origins.filter { current.values[$0.key] != nil }
         copies[index].rejected = metadata.rejected.filter { key, _ in
           current.values[key] != nil || (key == FleetCopy.enforcedKey && !current.enforced.isEmpty)
             || (key == FleetCopy.schemaKey && copies[index].schema != nil)
+            || (key == FleetCopy.labelsKey && !copies[index].order.isEmpty)
+        }
+        // The values of the machine's labels are not on disk (the copy holds each key's value in effect alone).
+        if metadata.labels ?? [] != labels.sorted() {
+          copies[index].readAgain =
+            "this machine's labels changed (it carries \(labels.sorted().joined(separator: ", ")))"
+        } else if metadata.labelValues > 0 {
+          copies[index].readAgain = "the copy of \(copies[index].suite) holds values of this machine's labels"
         }
         copies[index].unwritten = copies[index].at != nil
         copies[index].written.at = copies[index].at
@@ -167,6 +219,7 @@
           let cluster = "later than the cluster's \(now.revision)"  // coverage:ignore — not tested
           return "\(copied), \(cluster): it was restored from an older snapshot"  // coverage:ignore — not tested
         }
+        if let reason = copy.readAgain { return reason }
       }
       return nil
     }
@@ -182,7 +235,10 @@
       reading = copies.map { copy in
         var fresh = Copy(suite: copy.suite, writer: copy.writer, prefix: copy.prefix)
         fresh.at = at
-        if copy.at?.cluster == at.cluster { fresh.lastGood = (copy.values, copy.enforced, copy.schema) }
+        if copy.at?.cluster == at.cluster {
+          fresh.lastGood = LastGood(
+            values: copy.values, enforced: copy.enforced, schema: copy.schema, order: copy.order)
+        }
         return fresh
       }
       skippedInRead = 0
@@ -272,7 +328,7 @@
       }
       for index in copies.indices {
         var copy = read[index]
-        copy.lastGood = ([:], [], nil)
+        copy.lastGood = LastGood()
         let before = (copies[index].values.mapValues(\.value), copies[index].enforced)
         copy.unwritten = true
         copy.changed = copy.at
@@ -288,9 +344,11 @@
     /// Applies a watch's changes, each to the copy of its suite, once: a change at a revision a copy has already is
     /// not applied again. Each copy that changed is written once, with all of them. A change of a suite's schema is
     /// taken first, and the values after it are checked against it; the values held before it are checked by a whole
-    /// read, whose reason this returns (nil when no schema changed).
+    /// read, whose reason this returns (nil when no schema changed), as it does when a label's value came over a
+    /// value the copy refused (the copy does not hold that value, which the key takes again without the label).
     func apply(_ events: [FleetEvent], at: FleetRevision) -> String? {
       var schemasChanged: [String] = []
+      var readAgain: String?
       for event in events where event.revision > heldRevision {
         track(event.key, present: event.value != nil)
       }
@@ -304,6 +362,7 @@
           take(event, into: &copy)
         }
         if copy.schema?.json != schema { schemasChanged.append(copy.suite) }
+        readAgain = readAgain ?? copy.readAgain
         let changed = !suiteEvents.isEmpty
         copy.at = FleetRevision(cluster: at.cluster, revision: max(held, at.revision))
         if changed {
@@ -314,7 +373,7 @@
         copies[index] = copy
       }
       writeUnwritten()
-      guard !schemasChanged.isEmpty else { return nil }
+      guard !schemasChanged.isEmpty else { return readAgain }
       let suites = schemasChanged.joined(separator: ", ")
       return "the schema of \(suites) changed: every value is checked against it again"
     }
@@ -326,9 +385,104 @@
       }
     }
 
-    /// One key's change, into its suite's copy: a setting (if it is JSON, not reserved, and fits), or what the
-    /// fleet enforces. A value the follower cannot take does not replace the key's last good value (``refuse(_:_:in:)``).
+    /// One key's change, into its suite's copy: a label's value (``takeLabelled(_:_:into:checkingSchema:)``), the
+    /// order of labels, or a key's value for every machine, which goes into the copy unless one of the machine's
+    /// labels gives the key a value.
     private func take(_ event: FleetEvent, into copy: inout Copy, checkingSchema: Bool = true) {
+      let name = event.key.dropFirst(copy.prefix.count)
+      if name.starts(with: FleetCopy.labelValuePrefix.utf8) {
+        return takeLabelled(name.dropFirst(FleetCopy.labelValuePrefix.utf8.count), event, into: &copy, checkingSchema)
+      }
+      if name.elementsEqual(FleetCopy.labelsKey.utf8) { return takeOrder(event, into: &copy, checkingSchema) }
+      if let key = String(validating: name, as: UTF8.self), copy.labelled.values.contains(where: { $0[key] != nil }) {
+        copy.suiteWide[key] = event.value.map { raw($0) }
+        return resolve(key, at: event.revision, into: &copy, checkingSchema)
+      }
+      takeValue(event, into: &copy, checkingSchema: checkingSchema)
+    }
+
+    /// A value as the copy keeps it until it applies: only its size, past the size a value may be.
+    private func raw(_ value: [UInt8]) -> Raw {
+      value.count <= options.maximumValueSize ? .bytes(value) : .tooLarge(value.count)
+    }
+
+    /// A change of a label's value (`rest` is what follows `$for/`: `<label>/<key>`): kept when the machine carries
+    /// the label (another label's leaves no trace), then the key's value in effect is resolved again.
+    private func takeLabelled(
+      _ rest: ArraySlice<UInt8>, _ event: FleetEvent, into copy: inout Copy, _ checkingSchema: Bool
+    ) {
+      guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
+        let label = String(validating: rest[..<slash], as: UTF8.self), labels.contains(label)
+      else { return }
+      let shown = String(decoding: event.key.dropFirst(copy.prefix.count), as: UTF8.self)
+      guard let key = String(validating: rest[(slash + 1)...], as: UTF8.self), !key.isEmpty,
+        !FleetCopy.isReserved(key)
+      else { return skip(shown, FleetError(.reservedKey(shown.shown())), in: &copy) }
+      let labelled = copy.labelled.values.contains { $0[key] != nil }
+      if !labelled, let held = copy.values[key] {
+        // The key's value for every machine, kept for when no label gives one; one the copy refused is not held.
+        if copy.rejected[key] != nil {
+          copy.readAgain = "a label's value of \(key.shown()) came over a value the copy refused"
+        }
+        copy.suiteWide[key] = .bytes(Array((held.text ?? held.value.description).utf8))
+      }
+      if let value = event.value {
+        let held = copy.labelled[label]?[key].map { key.utf8.count + $0.size } ?? 0
+        let size = copy.size - held + key.utf8.count + value.count
+        guard size <= options.maximumCopySize else {
+          return refuse(
+            key, FleetError(.copyTooLarge(suite: copy.suite, size: size, limit: options.maximumCopySize)), in: &copy)
+        }
+        copy.labelled[label, default: [:]][key] = raw(value)
+      } else {
+        copy.labelled[label]?[key] = nil
+        if copy.labelled[label]?.isEmpty == true { copy.labelled[label] = nil }
+      }
+      resolve(key, at: event.revision, into: &copy, checkingSchema)
+      if !copy.labelled.values.contains(where: { $0[key] != nil }) { copy.suiteWide[key] = nil }
+    }
+
+    /// A change of the suite's order of labels: every key a label of the machine gives a value to is resolved again.
+    /// An order that is not one is refused, and the last good one kept.
+    private func takeOrder(_ event: FleetEvent, into copy: inout Copy, _ checkingSchema: Bool) {
+      copy.rejected[FleetCopy.labelsKey] = nil
+      if let value = event.value {
+        do {
+          copy.order = try FleetLabels.order(value)
+        } catch {
+          return refuse(FleetCopy.labelsKey, error, in: &copy)
+        }
+      } else {
+        copy.order = []
+      }
+      let keys = Set(copy.labelled.values.flatMap(\.keys))
+      for key in keys.sorted() { resolve(key, at: event.revision, into: &copy, checkingSchema) }
+    }
+
+    /// Takes `key`'s value in effect on this machine into the copy: the value of the first of the machine's labels
+    /// in the suite's order that gives one (its host label first), else the suite's value for every machine.
+    private func resolve(_ key: String, at revision: Int64, into copy: inout Copy, _ checkingSchema: Bool) {
+      let order = FleetLabels.resolving(copy.order, carried: labels)
+      let label = order.first { copy.labelled[$0]?[key] != nil }
+      let raw = label.flatMap { copy.labelled[$0]?[key] } ?? copy.suiteWide[key]
+      let name = copy.prefix + Array(key.utf8)
+      let origin = copy.origins[key]
+      switch raw {
+      case .bytes(let bytes)?:
+        takeValue(FleetEvent(key: name, value: bytes, revision: revision), into: &copy, checkingSchema: checkingSchema)
+      case .tooLarge(let size)?:
+        refuse(
+          key, FleetError(.valueTooLarge(key: key.shown(), size: size, limit: options.maximumValueSize)), in: &copy)
+      case nil:
+        takeValue(FleetEvent(key: name, value: nil, revision: revision), into: &copy, checkingSchema: checkingSchema)
+      }
+      // A refused value keeps the last good one, and where it came from.
+      copy.origins[key] = copy.rejected[key] == nil ? (copy.values[key] == nil ? nil : label) : origin
+    }
+
+    /// One key's value for the copy: a setting (if it is JSON, not reserved, and fits), or what the fleet enforces.
+    /// A value the follower cannot take does not replace the key's last good value (``refuse(_:_:in:)``).
+    private func takeValue(_ event: FleetEvent, into copy: inout Copy, checkingSchema: Bool = true) {
       let name = event.key.dropFirst(copy.prefix.count)
       guard let key = String(validating: name, as: UTF8.self), !key.isEmpty else {
         let shown = String(decoding: name, as: UTF8.self)
@@ -408,6 +562,9 @@
       case FleetCopy.schemaKey:
         copy.schema = copy.schema ?? copy.lastGood.schema
         hasGood = copy.schema != nil
+      case FleetCopy.labelsKey:
+        if copy.order.isEmpty { copy.order = copy.lastGood.order }
+        hasGood = !copy.order.isEmpty
       default:
         if copy.values[key] == nil, let good = copy.lastGood.values[key],
           copy.size + key.utf8.count + good.size <= options.maximumCopySize
@@ -503,8 +660,9 @@
           engine: engine, cluster: at.cluster, revision: at.revision, endpoints: endpoints,
           prefix: String(decoding: copy.prefix, as: UTF8.self), skipped: copy.skipped, skippedMore: copy.skippedMore,
           rejected: copy.rejected, schema: copy.schema?.json, state: state, since: since, reason: reason,
-          machine: reporting.machine,
-          reportingFailure: reporting.failure)
+          machine: reporting.machine, reportingFailure: reporting.failure, labels: labels.sorted(),
+          origins: copy.origins, labelValues: copy.labelled.values.reduce(0) { $0 + $1.count },
+          labelOrder: copy.order)
         let values = copy.values.sorted { $0.key < $1.key }.map {
           (key: $0.key, value: $0.value.value, text: $0.value.text)
         }
@@ -537,6 +695,8 @@
       let rejected: [String: String]
       /// Why the copy could not be written, when its last write failed.
       let failure: String?
+      /// The machine's labels, sorted.
+      let labels: [String]
     }
 
     /// What each copy holds now.
@@ -546,7 +706,7 @@
           suite: copy.suite, at: copy.unwritten ? copy.written.at : copy.changed,
           keys: copy.unwritten || rangeKeys == nil ? nil : copy.keyCount,
           skipped: copy.skipped, skippedMore: copy.skippedMore, rejected: copy.rejected,
-          failure: copy.written.failure)
+          failure: copy.written.failure, labels: labels.sorted())
       }
     }
 

@@ -60,12 +60,16 @@
       /// Prometheus's text format, rewritten whole when it changes (within ``checkInterval``). Its directory must
       /// exist. None unless set.
       public var metricsFile: URL?
+      /// The machine's labels (`canary`, `eu`): the follower takes a suite's values for them over its values for
+      /// every machine, in the suite's order of labels (see `EtcdCluster.setLabels(_:suite:)`). The machine also
+      /// carries its host label, `host:<machine>`, always first. None unless set.
+      public var labels: [String]
 
       /// The defaults, or the limits given.
       public init(
         maximumValueSize: Int = 64 << 10, maximumCopySize: Int = 4 << 20, checkInterval: Duration = .seconds(3),
         maximumReconnectDelay: Duration = .seconds(5), syncDelay: Duration = .seconds(1), reports: Bool = true,
-        presenceTimeToLive: Duration = .seconds(15), metricsFile: URL? = nil
+        presenceTimeToLive: Duration = .seconds(15), metricsFile: URL? = nil, labels: [String] = []
       ) {
         self.maximumValueSize = maximumValueSize
         self.maximumCopySize = maximumCopySize
@@ -75,6 +79,7 @@
         self.reports = reports
         self.presenceTimeToLive = presenceTimeToLive
         self.metricsFile = metricsFile
+        self.labels = labels
       }
     }
 
@@ -152,6 +157,8 @@
     private let reporterProblem: FleetError?
     /// The metrics file's writer, when the options name one.
     private let metrics: FleetMetrics?
+    /// The machine's labels: the options', and its host label (when it has a name).
+    let labels: Set<String>
 
     /// A follower of `suites` in `cluster`, writing their copies in `directory`.
     ///
@@ -164,14 +171,26 @@
     ///   - machine: The machine the follower reports as: ``FleetMachine/current`` unless given.
     ///   - options: Limits and timings.
     ///   - events: Called with each event, on the follower's task: for a log.
-    /// - Throws: ``FleetError/Code/invalidConfiguration`` for no suite, a suite that is not a name, an endpoint
-    ///   that is not a URL, or TLS files that cannot be used; ``FleetError/Code/insecureEndpoint``.
+    /// - Throws: ``FleetError/Code/invalidConfiguration`` for no suite, a suite that is not a name, a label that is
+    ///   not one (or a host label: the machine carries its own), an endpoint that is not a URL, or TLS files that
+    ///   cannot be used; ``FleetError/Code/insecureEndpoint``.
     public init(
       suites: [String], cluster: EtcdCluster, directory: URL? = nil, machine: FleetMachine? = nil,
       options: Options = Options(), events: (@Sendable (Event) -> Void)? = nil
     ) throws(FleetError) {
       let suites = Array(Set(suites)).sorted()
       guard !suites.isEmpty else { throw FleetError(.invalidConfiguration("no suite is given to follow (--suite).")) }
+      var labels = Set<String>()
+      for label in options.labels {
+        guard !label.hasPrefix(FleetLabels.hostPrefix) else {
+          throw FleetError(
+            .invalidConfiguration(
+              "\(label.shown()) is a host label: a machine carries its own (host:<machine>) alone; give another name."))
+        }
+        labels.insert(try FleetLabels.checked(label))
+      }
+      if let named = machine ?? (try? FleetMachine.current) { labels.insert(FleetLabels.host(named)) }
+      self.labels = labels
       let gateway = try EtcdGateway(cluster: cluster)
       prefixes = try suites.map { suite throws(FleetError) in try cluster.prefix(ofSuite: suite) }
       self.suites = suites
@@ -216,7 +235,7 @@
       guard try await takeOver() else { return }
       let copies = FleetCopies(
         copies: zip(suites, zip(writers, prefixes)).map { .init(suite: $0, writer: $1.0, prefix: $1.1) },
-        engine: engine.name, endpoints: engine.endpoints, options: options, report: report)
+        engine: engine.name, endpoints: engine.endpoints, options: options, labels: labels, report: report)
       await copies.load()
       if let reporterProblem {
         await copies.recordReporting(machine: nil, failure: reporterProblem.description)

@@ -50,6 +50,9 @@
     /// When the follower stopped (SIGTERM, or its task cancelled); nil while it runs, or when it died (its lease
     /// then expires, and the machine is gone).
     public let stopped: Date?
+    /// The machine's labels, sorted (its host label, `host:<machine>`, among them): those whose values the copy
+    /// takes first. Empty in a report of an older follower.
+    public let labels: [String]
 
     /// Whether the machine leaves out, refuses or fails to write something: ``skipped``, ``skippedMore``,
     /// ``rejected`` or ``copyFailure``.
@@ -58,7 +61,7 @@
     package init(
       machine: String, suite: String, cluster: String?, revision: Int64, keys: Int?, since: Date,
       clockOffset: Double?, skipped: [String: String], skippedMore: Int, rejected: [String: String],
-      copyFailure: String?, pid: Int32, version: String, stopped: Date?
+      copyFailure: String?, pid: Int32, version: String, stopped: Date?, labels: [String] = []
     ) {
       self.machine = machine
       self.suite = suite
@@ -74,15 +77,16 @@
       self.pid = pid
       self.version = version
       self.stopped = stopped
+      self.labels = labels
     }
 
     private enum CodingKeys: String, CodingKey {
       case machine, suite, cluster, revision, keys, since, clockOffset, skipped, skippedMore, rejected, copyFailure
-      case pid, version, stopped
+      case pid, version, stopped, labels
     }
 
-    /// Reads a report as the cluster keeps it; one written by an older follower, which refused nothing, has no
-    /// ``rejected``.
+    /// Reads a report as the cluster keeps it; one written by an older follower, which refused nothing and had no
+    /// labels, has no ``rejected`` and no ``labels``.
     public init(from decoder: any Decoder) throws {
       let fields = try decoder.container(keyedBy: CodingKeys.self)
       machine = try fields.decode(String.self, forKey: .machine)
@@ -99,6 +103,7 @@
       pid = try fields.decode(Int32.self, forKey: .pid)
       version = try fields.decode(String.self, forKey: .version)
       stopped = try fields.decodeIfPresent(Date.self, forKey: .stopped)
+      labels = try fields.decodeIfPresent([String].self, forKey: .labels) ?? []
     }
 
     /// The report as the cluster keeps it (see ``MachineKeyJSON``).

@@ -161,7 +161,8 @@
         since: since[copy.suite]?.date ?? Date(),
         clockOffset: gateway.clockOffset.map { ($0 * 10).rounded() / 10 }, skipped: copy.skipped,
         skippedMore: copy.skippedMore, rejected: copy.rejected,
-        copyFailure: copy.failure, pid: getpid(), version: SplintVersion.current, stopped: stopped)
+        copyFailure: copy.failure, pid: getpid(), version: SplintVersion.current, stopped: stopped,
+        labels: copy.labels)
       _ = try await gateway.call(
         "/v3/kv/put", EtcdPutRequest(key: EtcdBytes(key), value: EtcdBytes(report.json)), as: EtcdPutResponse.self)
     }

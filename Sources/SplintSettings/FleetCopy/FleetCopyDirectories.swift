@@ -31,6 +31,12 @@ package enum FleetCopy {
   /// The reserved key of a suite, in a cluster, that holds the JSON Schema its values are held to (a copy keeps it in
   /// its ``metadataKey`` member, not as a member of its own: a settings file's `"$schema"` is an editor's).
   package static let schemaKey = "$schema"
+  /// The reserved key of a suite, in a cluster, that lists its labels in the order their values win (after the
+  /// machine's own host label, which always wins first).
+  package static let labelsKey = "$labels"
+  /// What the cluster's keys of a label's values start with, in a suite: `$for/<label>/<key>` holds the value of
+  /// `<key>` on the machines that carry `<label>`. A copy holds only the values of its machine's labels, resolved.
+  package static let labelValuePrefix = "$for/"
 
   /// Whether `key` is reserved: it starts with `$`. A copy keeps its own members under such keys (``metadataKey``,
   /// ``enforcedKey``), so a fleet never holds one as a setting: a cluster refuses to store one, a follower leaves one

@@ -47,13 +47,24 @@ extension FleetCopy {
     package var machine: String?
     /// Why the follower cannot report, while it cannot.
     package var reportingFailure: String?
+    /// The machine's labels the copy's values are resolved for (its host label among them); nil in a copy written
+    /// before followers had labels.
+    package var labels: [String]?
+    /// The label each key's value comes from, for the keys one of the machine's labels gives a value to.
+    package var origins: [String: String]
+    /// How many values of the machine's labels the follower held when it wrote the copy (those of a label the
+    /// suite's order does not name too): a follower that resumes from the copy reads every key again to have them.
+    package var labelValues: Int
+    /// The suite's order of labels (its `$labels`), as the follower last took it.
+    package var labelOrder: [String]
 
     package init(
       engine: String, cluster: String, revision: Int64, endpoints: [String], prefix: String,
       skipped: [String: String] = [:], skippedMore: Int = 0, rejected: [String: String] = [:],
       schema: JSONValue? = nil, state: FleetCopyStatus.State, since: Date,
       reason: String? = nil,
-      written: Date = Date(), machine: String? = nil, reportingFailure: String? = nil
+      written: Date = Date(), machine: String? = nil, reportingFailure: String? = nil, labels: [String]? = nil,
+      origins: [String: String] = [:], labelValues: Int = 0, labelOrder: [String] = []
     ) {
       self.engine = engine
       self.cluster = cluster
@@ -73,6 +84,10 @@ extension FleetCopy {
       self.written = written
       self.machine = machine
       self.reportingFailure = reportingFailure
+      self.labels = labels
+      self.origins = origins
+      self.labelValues = labelValues
+      self.labelOrder = labelOrder
     }
 
     /// The member's JSON.
@@ -93,10 +108,19 @@ extension FleetCopy {
       if let reason { object["reason"] = .string(reason) }
       if let machine { object["machine"] = .string(machine) }
       if let reportingFailure { object["reportingFailure"] = .string(reportingFailure) }
+      if let labels { object["labels"] = .array(labels.map(JSONValue.string)) }
+      if !origins.isEmpty { object["origins"] = Self.reasons(origins) }
+      if labelValues > 0 { object["labelValues"] = .int(labelValues) }
+      if !labelOrder.isEmpty { object["labelOrder"] = .array(labelOrder.map(JSONValue.string)) }
       return .object(object)
     }
 
-    /// Keys and why, as an object of strings.
+    /// The strings of an array (what is not a string is not one).
+    private static func strings(_ array: [JSONValue]) -> [String] {
+      array.compactMap { if case .string(let text) = $0 { text } else { nil } }
+    }
+
+    /// Keys and why (or what), as an object of strings.
     private static func reasons(_ reasons: [String: String]) -> JSONValue {
       .object(Dictionary(uniqueKeysWithValues: reasons.map { (JSONKey($0), .string($1)) }))
     }
@@ -124,7 +148,7 @@ extension FleetCopy {
       self.state = state
       self.since = since
       if case .array(let endpoints)? = object["endpoints"] {
-        self.endpoints = endpoints.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        self.endpoints = Self.strings(endpoints)
       } else {
         endpoints = []
       }
@@ -147,6 +171,10 @@ extension FleetCopy {
       } else {
         reportingFailure = nil
       }
+      if case .array(let labels)? = object["labels"] { self.labels = Self.strings(labels) } else { labels = nil }
+      if case .array(let order)? = object["labelOrder"] { labelOrder = Self.strings(order) } else { labelOrder = [] }
+      origins = Self.reasons(object["origins"])
+      if case .int(let count)? = object["labelValues"] { labelValues = max(count, 0) } else { labelValues = 0 }
       if case .string(let text)? = object["written"], let written = Date.parseISOTimestamp(text) {
         self.written = written
       } else {

@@ -149,6 +149,11 @@ final class FleetLayer: Sendable {
     }
   }
 
+  /// The label that gave `key`'s value in the copy, on this machine; nil for the suite's value for every machine.
+  func label(ofKey key: String) -> String? {
+    FleetCopy.Metadata(file[FleetCopy.metadataKey])?.origins[key]
+  }
+
   /// What the copy says of itself, or nil when there is no copy, or it does not describe itself.
   var status: FleetCopyStatus? {
     guard let metadata = FleetCopy.Metadata(file[FleetCopy.metadataKey]) else { return nil }
