@@ -40,7 +40,8 @@
         FleetFollowCommand.self, FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self,
         FleetDeleteCommand.self, FleetListCommand.self, FleetEnforceCommand.self, FleetHistoryCommand.self,
         FleetDiffCommand.self, FleetRollbackCommand.self, FleetRolloutCommand.self, FleetWaitCommand.self,
-        FleetEnrollCommand.self, FleetForgetCommand.self, FleetSchemaCommand.self,
+        FleetEnrollCommand.self, FleetForgetCommand.self, FleetSchemaCommand.self, FleetLabelsCommand.self,
+        FleetPromoteCommand.self,
       ])
   }
 
@@ -156,7 +157,7 @@
         .copyTooLarge, .copyFailed, .transactionTooLarge, .revisionNotKept, .machineInUse, .machineEnrolled,
         .cancelled:
         ExitStatus.failure
-      case .rolloutFailed, .schemaViolation, .invalidSchema:
+      case .rolloutFailed, .schemaViolation, .invalidSchema, .unknownLabel:
         ExitStatus.rejected
       case .rolloutIncomplete:
         ExitStatus.incomplete
@@ -198,7 +199,8 @@
         exits 0. A second follower of the same copy waits, and takes over when the first ends. It reports to the \
         cluster what each copy holds, as this machine (/splint.machines/<machine>/reports/<suite>), and that the \
         machine is alive (/splint.machines/<machine>/alive, on a lease of --presence-ttl); a follower that cannot \
-        report goes on following, and says why.
+        report goes on following, and says why. With --label, the machine takes each suite's values for its \
+        labels (`fleet set --for LABEL`) over the values for every machine.
         """)
 
     @Option(name: .customLong("suite"), help: "A suite to follow; give --suite once for each.")
@@ -229,6 +231,16 @@
         """, valueName: "path"))
     var metricsFile: String?
 
+    @Option(
+      name: .customLong("label"),
+      help: ArgumentHelp(
+        """
+        A label this machine carries (canary, eu); give --label once for each. A suite's values for a label win over \
+        its values for every machine here, in the suite's order of labels (`fleet labels`); the machine's host \
+        label, host:<machine>, it carries always, first.
+        """, valueName: "label"))
+    var labels: [String] = []
+
     @OptionGroup var cluster: ClusterOptions
 
     func validate() throws {
@@ -249,7 +261,8 @@
             try FleetMachine(name: name)
           },
           options: FleetFollower.Options(
-            presenceTimeToLive: .seconds(presenceTTL), metricsFile: metricsFile.map { URL(fileURLWithPath: $0) })
+            presenceTimeToLive: .seconds(presenceTTL), metricsFile: metricsFile.map { URL(fileURLWithPath: $0) },
+            labels: labels)
         ) { event in
           Output.error("splintctl fleet follow: \(event)")
         }
@@ -339,6 +352,13 @@
         }
         let keys = copy.keys.map { $0.shown() }
         Output.line("keys: \(keys.count)\(keys.isEmpty ? "" : " (\(keys.joined(separator: ", ")))")")
+        if !copy.labels.isEmpty {
+          let labelled = copy.labelledKeys.sorted { $0.key < $1.key }.map {
+            "\($0.key.shown()) for \($0.value.shown())"
+          }
+          let from = labelled.isEmpty ? "" : " (values: \(labelled.joined(separator: ", ")))"
+          Output.line("labels: \(copy.labels.map { $0.shown() }.joined(separator: ", "))\(from)")
+        }
         if !copy.enforcedKeys.isEmpty {
           let note = copy.isTrusted ? "" : " (not enforced here: only a system copy may enforce)"
           Output.line("enforced: \(copy.enforcedKeys.map { $0.shown() }.joined(separator: ", "))\(note)")
@@ -397,7 +417,10 @@
         Prints what was written and the cluster's revision it was written at (a machine's copy holds it once its \
         revision, in `fleet status`, reaches that), and says so when the key is new to the suite, naming its keys \
         that are close (a misspelt key is a new one). With --json: {"suite": S, "key": K, "value": VALUE, \
-        "revision": N, "new": BOOL}. The change is recorded, with who made it (`fleet history`). With --dry-run, \
+        "revision": N, "new": BOOL}, and "label": LABEL with --for. With --for LABEL, the value is for the machines that \
+        carry the label alone (`fleet follow --label`, or host:<machine> for one machine): they take it over the \
+        value for every machine; LABEL must be in the suite's order of labels (`fleet labels set`) unless it is a \
+        host label. The change is recorded, with who made it (`fleet history`). With --dry-run, \
         nothing is written: it prints the diff the write would make (with --json, as `fleet diff --json` does), or \
         refuses a value the suite's schema refuses (exit status 65), as the write would.
         """)
@@ -419,6 +442,12 @@
 
     @Flag(help: "Write nothing: print the diff the write would make.")
     var dryRun = false
+
+    @Option(
+      name: .customLong("for"),
+      help: ArgumentHelp(
+        "Set the value for the machines that carry this label alone (canary, host:web-07).", valueName: "label"))
+    var label: String?
 
     @OptionGroup var cluster: ClusterOptions
 
@@ -444,26 +473,36 @@
       let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
       if dryRun {
         let diff = try await endpoints.reporting { () throws(FleetError) in
-          try await cluster.diff(settingValues: [(key, text)], suite: suite)
+          try await cluster.diff(settingValues: [(key, text)], suite: suite, label: label)
         }
         printDryRun(diff, text: text)
         return
       }
       let written = try await endpoints.reporting { () throws(FleetError) in
-        try await cluster.setValue(jsonText: text, forKey: key, suite: suite)
+        try await cluster.setValue(jsonText: text, forKey: key, suite: suite, label: label)
       }
       let isNew = written.previousValue == nil
+      let scope = label.map { " for \($0.shown())" } ?? ""
       if json {
-        Output.line(
-          JSONValue.object([
-            "suite": .string(suite), "key": .string(key), "value": parsed,
-            "revision": .int(Int(written.revision)),
-            "new": .bool(isNew),
-          ]).description)
+        var object: [JSONKey: JSONValue] = [
+          "suite": .string(suite), "key": .string(key), "value": parsed, "revision": .int(Int(written.revision)),
+          "new": .bool(isNew),
+        ]
+        if let label { object["label"] = .string(label) }
+        Output.line(JSONValue.object(object).description)
       } else {
         let was = written.previousValue.map { " (it was \(shownJSON($0)))" } ?? ""
-        Output.line("\(key) = \(shownJSON(text)) in \(suite), written at revision \(written.revision)\(was)")
-        if isNew {
+        Output.line("\(key) = \(shownJSON(text)) in \(suite)\(scope), written at revision \(written.revision)\(was)")
+        if let label {
+          // Written already: a role that may not read the machines' reports costs the line alone.
+          if let rollout = try? await cluster.rollout(suite: suite) {
+            let carrying = rollout.carrying(label).following.count
+            Output.line(
+              "\(carrying) \(carrying == 1 ? "machine" : "machines") following \(suite) \(carrying == 1 ? "carries" : "carry") \(label.shown())"
+            )
+          }
+        }
+        if isNew, label == nil {
           // Written already: a read that fails now (a role that may only write) costs the note its close keys alone.
           let others = ((try? await cluster.storedValues(suite: suite)) ?? []).map(\.key).filter { $0 != key }
           Output.line(
@@ -501,8 +540,9 @@
         "Remove a fleet setting: programs read their own value, or the default, again. Removing one that is not set succeeds.",
       discussion: """
         Prints what was removed and the cluster's revision it was removed at. With --json: {"suite": S, "key": K, \
-        "revision": N, "removed": BOOL} (false when the suite held no such key). The change is recorded, with who \
-        made it (`fleet history`).
+        "revision": N, "removed": BOOL} (false when the suite held no such key). With --for LABEL, removes the \
+        label's value alone: its machines take the key's value for every machine again (or the next label's). The \
+        change is recorded, with who made it (`fleet history`).
         """)
 
     @Option(help: "The suite.")
@@ -510,6 +550,10 @@
 
     @Argument(help: "The setting's key.")
     var key: String
+
+    @Option(
+      name: .customLong("for"), help: ArgumentHelp("Remove the value of this label alone.", valueName: "label"))
+    var label: String?
 
     @OptionGroup var cluster: ClusterOptions
 
@@ -521,8 +565,9 @@
     func run() async throws {
       let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
       let removed = try await endpoints.reporting { () throws(FleetError) in
-        try await cluster.removeValue(forKey: key, suite: suite)
+        try await cluster.removeValue(forKey: key, suite: suite, label: label)
       }
+      let scope = label.map { " for \($0.shown())" } ?? ""
       if json {
         Output.line(
           JSONValue.object([
@@ -530,9 +575,10 @@
             "removed": .bool(removed.changed),
           ]).description)
       } else if let was = removed.previousValue {
-        Output.line("\(key) removed from \(suite) at revision \(removed.revision) (it was \(shownJSON(was)))")
+        Output.line("\(key) removed from \(suite)\(scope) at revision \(removed.revision) (it was \(shownJSON(was)))")
       } else {
-        Output.line("\(suite) holds no \(key): nothing was removed (the cluster is at revision \(removed.revision))")
+        Output.line(
+          "\(suite) holds no \(key)\(scope): nothing was removed (the cluster is at revision \(removed.revision))")
       }
       try await records.waitIfAsked(cluster, endpoints, suite: suite, revision: removed.revision)
     }
@@ -542,15 +588,30 @@
     static let configuration = CommandConfiguration(
       commandName: "list",
       abstract: "Print every fleet setting of a suite as the cluster holds it, a line each: KEY VALUE.",
-      discussion: "Enforced keys are marked with a line of their own: `$enforced [KEY, ...]`.")
+      discussion: """
+        Enforced keys are marked with a line of their own: `$enforced [KEY, ...]`. With --for LABEL, the label's \
+        values alone (`fleet set --for`), a line each.
+        """)
 
     @Option(help: "The suite.")
     var suite: String
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("List this label's values.", valueName: "label"))
+    var label: String?
 
     @OptionGroup var cluster: ClusterOptions
 
     func run() async throws {
       let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
+      if let label {
+        let values = try await endpoints.reporting { () throws(FleetError) in
+          try await cluster.storedValues(suite: suite, label: label)
+        }
+        for (key, text) in values {
+          Output.line("\(key.escapingControlCharacters()) \(text.escapingControlCharacters(keepingLines: true))")
+        }
+        return
+      }
       let (values, enforced) = try await endpoints.reporting { () throws(FleetError) in
         (try await cluster.storedValues(suite: suite), try await cluster.enforcedKeys(suite: suite))
       }

@@ -22,11 +22,15 @@
         "holding"|"behind"|"problem"|"stopped"|"gone", "revision": R, "since": DATE, "clockOffset": SECONDS (the \
         machine's clock minus the cluster's), "skipped": {KEY: WHY}, "rejected": {KEY: WHY}, "copyFailure": WHY}]}. \
         Exit status 0 when every machine that follows the suite holds the revision, 1 when one is behind, 65 when \
-        one left a value out, refused one or cannot write its copy.
+        one left a value out, refused one or cannot write its copy. With --label, the machines that carry the label \
+        alone are counted and listed (a canary's change, before it is promoted).
         """)
 
     @Option(help: "The suite.")
     var suite: String
+
+    @Option(help: ArgumentHelp("Count the machines that carry this label alone.", valueName: "label"))
+    var label: String?
 
     @Option(help: "The revision to measure against (a write prints the one it made); the cluster's now by default.")
     var revision: Int64?
@@ -38,24 +42,26 @@
 
     func run() async throws {
       let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
-      let rollout = try await endpoints.reporting { () throws(FleetError) in
+      let whole = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.rollout(suite: suite, revision: revision)
       }
+      let rollout = label.map { whole.carrying($0) } ?? whole
       if json {
         Output.line(Self.json(rollout).description)
       } else {
-        for line in Self.lines(rollout) { Output.line(line) }
+        for line in Self.lines(rollout, label: label) { Output.line(line) }
       }
       if !rollout.machines(.problem).isEmpty { throw ExitStatus.rejected }
       if !rollout.isComplete { throw ExitStatus.incomplete }
     }
 
     /// The rollout as people read it: a summary, then a line for each machine that does not simply hold it.
-    static func lines(_ rollout: FleetRollout) -> [String] {
+    static func lines(_ rollout: FleetRollout, label: String? = nil) -> [String] {
       let following = rollout.following
+      let carrying = label.map { " with the label \($0.shown())" } ?? ""
       var lines = [
         "\(rollout.suite) at revision \(rollout.revision): \(rollout.machines(.holding).count) of \(following.count) "
-          + "machines following it hold it"
+          + "machines\(carrying) following it hold it"
       ]
       for machine in rollout.machines where machine.state != .holding {
         let report = machine.report

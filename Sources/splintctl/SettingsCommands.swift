@@ -62,7 +62,8 @@ struct GetCommand: ParsableCommand {
       settings (see `splintctl fleet status`), then in the system-wide defaults, <dir>/<suite>/settings.json for \
       each directory of $XDG_CONFIG_DIRS (/etc/xdg when unset), the first that holds it winning, as programs read \
       it; a key the fleet enforces is the fleet's, whatever the user's file holds. --origin adds a line saying \
-      where the value comes from: `user file PATH`, `fleet PATH` (`fleet PATH, enforced`) or `system file PATH`. \
+      where the value comes from: `user file PATH`, `fleet PATH` (`fleet PATH, for the label canary` when one of \
+      the machine's labels gave it, `..., enforced`) or `system file PATH`. \
       For a key no file sets, it prints `no file sets KEY: the program's default applies` instead (exit status 1). \
       A system file that is not valid JSON is told on standard error and skipped.
       """)
@@ -97,10 +98,11 @@ struct GetCommand: ParsableCommand {
     guard origin else { return }
     switch store.origin(ofKey: key) {
     case .system(let url)?: Output.line("system file \(url.path)")
-    case .fleet(let url)?:
+    case .fleet(let url, let label)?:
       let copy = store.fleetStatus.first { $0.url == url }
       let enforced = copy.map { $0.isTrusted && $0.enforcedKeys.contains(key) } ?? false
-      Output.line("fleet \(url.path)\(enforced ? ", enforced" : "")")
+      let labelled = label.map { ", for the label \($0.shown())" } ?? ""
+      Output.line("fleet \(url.path)\(labelled)\(enforced ? ", enforced" : "")")
     default: Output.line("user file \(store.fileURL.path)")
     }
   }
