@@ -110,8 +110,13 @@
     ///
     /// - Throws: A ``FleetError``, as ``storedValue(forKey:suite:)``.
     public func storedValues(suite: String) async throws(FleetError) -> [(key: String, text: String)] {
+      try await storedValues(under: prefix(ofSuite: suite))
+    }
+
+    /// Every setting the cluster holds under `prefix` (each key past it, unless empty or reserved), sorted by key,
+    /// with its text as the cluster holds it.
+    func storedValues(under prefix: [UInt8]) async throws(FleetError) -> [(key: String, text: String)] {
       let gateway = try EtcdGateway(cluster: self)
-      let prefix = try prefix(ofSuite: suite)
       let response = try await gateway.call(
         "/v3/kv/range",
         EtcdRangeRequest(key: EtcdBytes(prefix), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix))),
@@ -119,8 +124,8 @@
       ).response
       return (response.kvs ?? []).compactMap { pair in
         let key = String(decoding: pair.key.bytes.dropFirst(prefix.count), as: UTF8.self)
-        guard !FleetCopy.isReserved(key) else { return nil }
-        return (key, String(decoding: pair.value?.bytes ?? [], as: UTF8.self))
+        guard !key.isEmpty, !FleetCopy.isReserved(key) else { return nil }
+        return (key, Self.text(pair.value))
       }
     }
 

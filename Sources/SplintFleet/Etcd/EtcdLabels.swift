@@ -95,18 +95,8 @@
     ///
     /// - Throws: ``FleetError/Code/invalidConfiguration`` for a label that is not one, and the cluster's errors.
     public func storedValues(suite: String, label: String) async throws(FleetError) -> [(key: String, text: String)] {
-      let gateway = try EtcdGateway(cluster: self)
-      let prefix = try prefix(ofSuite: suite) + Array(FleetLabels.key("", label: FleetLabels.checked(label)).utf8)
-      let response = try await gateway.call(
-        "/v3/kv/range",
-        EtcdRangeRequest(key: EtcdBytes(prefix), rangeEnd: EtcdBytes(EtcdGateway.rangeEnd(ofPrefix: prefix))),
-        as: EtcdRangeResponse.self
-      ).response
-      return (response.kvs ?? []).compactMap { pair in
-        let key = String(decoding: pair.key.bytes.dropFirst(prefix.count), as: UTF8.self)
-        guard !key.isEmpty, !FleetCopy.isReserved(key) else { return nil }
-        return (key, Self.text(pair.value))
-      }
+      try await storedValues(
+        under: prefix(ofSuite: suite) + Array(FleetLabels.key("", label: FleetLabels.checked(label)).utf8))
     }
 
     /// The suite's key (under its prefix) of `key`'s value for `label`.

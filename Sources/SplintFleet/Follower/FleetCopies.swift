@@ -385,7 +385,7 @@
       }
     }
 
-    /// One key's change, into its suite's copy: a label's value (``takeLabelled(_:_:into:checkingSchema:)``), the
+    /// One key's change, into its suite's copy: a label's value (``takeLabelled(_:_:into:_:)``), the
     /// order of labels, or a key's value for every machine, which goes into the copy unless one of the machine's
     /// labels gives the key a value.
     private func take(_ event: FleetEvent, into copy: inout Copy, checkingSchema: Bool = true) {
