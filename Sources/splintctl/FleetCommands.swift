@@ -417,7 +417,8 @@
         Prints what was written and the cluster's revision it was written at (a machine's copy holds it once its \
         revision, in `fleet status`, reaches that), and says so when the key is new to the suite, naming its keys \
         that are close (a misspelt key is a new one). With --json: {"suite": S, "key": K, "value": VALUE, \
-        "revision": N, "new": BOOL}, and "label": LABEL with --for. With --for LABEL, the value is for the machines that \
+        "revision": N, "new": BOOL}, and with --for "label": LABEL and "machines": N, how many machines following the \
+        suite carry it (left out when their reports cannot be read). With --for LABEL, the value is for the machines that \
         carry the label alone (`fleet follow --label`, or host:<machine> for one machine): they take it over the \
         value for every machine; LABEL must be in the suite's order of labels (`fleet labels set`) unless it is a \
         host label. The change is recorded, with who made it (`fleet history`). With --dry-run, \
@@ -483,24 +484,26 @@
       }
       let isNew = written.previousValue == nil
       let scope = label.map { " for \($0.shown())" } ?? ""
+      // Written already: a role that may not read the machines' reports costs the count alone.
+      var carrying: Int?
+      if let label, let rollout = try? await cluster.rollout(suite: suite) {
+        carrying = rollout.carrying(label).following.count
+      }
       if json {
         var object: [JSONKey: JSONValue] = [
           "suite": .string(suite), "key": .string(key), "value": parsed, "revision": .int(Int(written.revision)),
           "new": .bool(isNew),
         ]
         if let label { object["label"] = .string(label) }
+        if let carrying { object["machines"] = .int(carrying) }
         Output.line(JSONValue.object(object).description)
       } else {
         let was = written.previousValue.map { " (it was \(shownJSON($0)))" } ?? ""
         Output.line("\(key) = \(shownJSON(text)) in \(suite)\(scope), written at revision \(written.revision)\(was)")
-        if let label {
-          // Written already: a role that may not read the machines' reports costs the line alone.
-          if let rollout = try? await cluster.rollout(suite: suite) {
-            let carrying = rollout.carrying(label).following.count
-            Output.line(
-              "\(carrying) \(carrying == 1 ? "machine" : "machines") following \(suite) \(carrying == 1 ? "carries" : "carry") \(label.shown())"
-            )
-          }
+        if let label, let carrying {
+          Output.line(
+            "\(carrying) \(carrying == 1 ? "machine" : "machines") following \(suite) \(carrying == 1 ? "carries" : "carry") \(label.shown())"
+          )
         }
         if isNew, label == nil {
           // Written already: a read that fails now (a role that may only write) costs the note its close keys alone.

@@ -24,8 +24,9 @@
       discussion: """
         Each LABEL is 1 to 128 letters, digits, ".", "_" and "-", not starting with "." or "-". The order is \
         written with host:* first (a machine's host label always wins first). A label left out of it no longer \
-        gives any machine a value (its values stay in the cluster, and apply again once it is named). Prints the \
-        order and the revision it was set at; the change is recorded (`fleet history`).
+        gives any machine a value (its values stay in the cluster, and apply again once it is named; the command says \
+        which keys such a label still holds). Prints the order and the revision it was set at; the change is \
+        recorded (`fleet history`).
         """)
 
     @Option(help: "The suite.")
@@ -40,6 +41,8 @@
 
     func run() async throws {
       let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
+      // To say which labels left out of the order still hold values; a read that fails costs the note alone.
+      let before = (try? await cluster.labels(suite: suite)) ?? []
       let written = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.setLabels(labels, suite: suite)
       }
@@ -50,6 +53,18 @@
         Output.line(
           "the labels of \(suite) are already \(order): nothing was changed (the cluster is at revision \(written.revision))"
         )
+      }
+      for label in before where !labels.contains(label) && label != "host:*" {
+        guard let held = try? await cluster.storedValues(suite: suite, label: label), !held.isEmpty else { continue }
+        let keys = held.map { $0.key.shown() }.joined(separator: ", ")
+        let shown = shellQuoted(label)
+        Output.line(
+          """
+          \(label.shown()) still holds \(held.count == 1 ? "a value" : "values") (\(keys)), which no machine takes \
+          while the order does not name it: name it again, promote \(held.count == 1 ? "it" : "them") (fleet promote \
+          --suite \(shellQuoted(suite)) --from \(shown)), or remove \(held.count == 1 ? "it" : "them") (fleet delete \
+          --suite \(shellQuoted(suite)) --for \(shown) KEY).
+          """)
       }
       try await records.waitIfAsked(cluster, endpoints, suite: suite, revision: written.revision)
     }

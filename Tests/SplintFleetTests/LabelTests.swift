@@ -266,6 +266,16 @@
           ": 0 of 0 machines with the label eu following it hold it") == true)
       let counted = try await fleet("set", "--for", "canary", "mode", "fast", "--string")
       #expect(counted.lines.last == "1 machine following app carries canary", "\(counted)")
+      let countedJSON = try await fleet("set", "--for", "canary", "mode", "slow", "--string", "--json")
+      #expect(countedJSON.stdout.contains(#""label":"canary","machines":1,"new":false"#), "\(countedJSON)")
+      // A label left out of the order with values still held: said, with what to do.
+      try await fleet("set", "--for", "eu", "interval", "5")
+      let dropped = try await fleet("labels", "set", "canary")
+      #expect(
+        dropped.lines.last?.hasPrefix("eu still holds a value (interval), which no machine takes while the order")
+          == true
+          && dropped.stdout.contains("fleet promote --suite app --from eu"), "\(dropped)")
+      #expect(try await fleet("labels", "set", "canary").lines.count == 1, "nothing left out this time")
       let promoted = try await fleet("promote", "--from", "canary")
       #expect(
         promoted.stdout.hasPrefix("interval, mode of canary promoted to every machine of app, at revision"),
