@@ -9,6 +9,8 @@
 //                                              hyperfine -N: each run's nanoseconds
 //   SplintBench rollout                        only "a change followed across N machines" (the full run's), as
 //                                              Markdown on standard output
+//   SplintBench vault                          only the vault store's read against the bare GET (the full run's
+//                                              sizes), as Markdown; SPLINT_BAO names the OpenBao program
 
 import Foundation
 
@@ -30,14 +32,11 @@ case ("time", 3...):
   timeMode(runs: Int(arguments[1]) ?? 10, command: Array(arguments.dropFirst(2)))
 case ("rollout", 1):
   #if SplintFleet
-    var report = Report()
-    do {
-      try await benchmarkRollout(into: &report)
-    } catch {
-      FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
-      exit(1)
-    }
-    print(report.text, terminator: "")
+    await runAlone { report in try await benchmarkRollout(into: &report) }
+  #endif
+case ("vault", 1):
+  #if SplintFleet
+    await runAlone { report in try await benchmarkFleet(Sizes.full, into: &report, commands: false) }
   #endif
 case ("run", _):
   let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes.full
@@ -83,4 +82,16 @@ case ("run", _):
 default:
   FileHandle.standardError.write(Data("usage: SplintBench run [--quick]\n".utf8))
   exit(64)
+}
+
+/// Runs one group of the full run alone, and prints its report as Markdown; exits with status 1 when it fails.
+func runAlone(_ group: (inout Report) async throws -> Void) async {
+  var report = Report()
+  do {
+    try await group(&report)
+  } catch {
+    FileHandle.standardError.write(Data("SplintBench: \(error)\n".utf8))
+    exit(1)
+  }
+  print(report.text, terminator: "")
 }

@@ -606,17 +606,10 @@
 
     func run() async throws {
       let (cluster, endpoints) = try self.cluster.cluster(suites: [suite])
-      if let label {
-        let values = try await endpoints.reporting { () throws(FleetError) in
-          try await cluster.storedValues(suite: suite, label: label)
-        }
-        for (key, text) in values {
-          Output.line("\(key.escapingControlCharacters()) \(text.escapingControlCharacters(keepingLines: true))")
-        }
-        return
-      }
+      // A label's values alone, or the suite's with its enforced keys.
       let (values, enforced) = try await endpoints.reporting { () throws(FleetError) in
-        (try await cluster.storedValues(suite: suite), try await cluster.enforcedKeys(suite: suite))
+        if let label { return (try await cluster.storedValues(suite: suite, label: label), [String]()) }
+        return (try await cluster.storedValues(suite: suite), try await cluster.enforcedKeys(suite: suite))
       }
       for (key, text) in values {
         Output.line("\(key.escapingControlCharacters()) \(text.escapingControlCharacters(keepingLines: true))")

@@ -57,9 +57,12 @@
       await #expect(throws: FleetError.self) {
         try await cluster.setValue(jsonText: "5", forKey: "interval", suite: "app", label: "beta")
       }
-      try await etcd.put("/splint/app/$for/canary/retries", "3")
       try await cluster.setLabels(["eu"], suite: "app")
       #expect(await eventually { values("interval") == [60, 11, 10] && values("mode")[0] == "plain" })
+      try await etcd.put("/splint/app/$for/canary/retries", "3")
+      // A key put after it, which every machine holds once it has taken the put before it.
+      try await cluster.setValue(jsonText: "1", forKey: "seen", suite: "app")
+      #expect(await eventually { values("seen") == [1, 1, 1] })
       #expect(values("retries") == [nil, nil, nil])
       try await cluster.setLabels(["eu", "canary"], suite: "app")
       #expect(await eventually { values("retries") == [3, 3, nil] && values("interval") == [30, 11, 10] })
