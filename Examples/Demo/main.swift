@@ -71,19 +71,22 @@ func sinceWrite(_ key: String) -> String {
   return String(format: ", %.2f ms after the write", Date().timeIntervalSince(written) * 1000)
 }
 
+// Asked for before the daemon says it watches: a change made as soon as it says so is heard.
+let intervals = interval.updates(initial: false)
+let modes = mode.updates(initial: false)
 say(
   "watching \(store.fileURL.path): interval \(interval.value) s\(origin("interval")), mode \(mode.value)"
     + "\(origin("mode")), \(tokenState())")
 
 let stopped = await withTaskGroup(of: Bool.self) { group in
   group.addTask {
-    for await seconds in interval.updates(initial: false) {
+    for await seconds in intervals {
       say("interval is now \(seconds) s\(origin("interval"))\(sinceWrite("interval")); \(tokenState())")
     }
     return false
   }
   group.addTask {
-    for await newMode in mode.updates(initial: false) {
+    for await newMode in modes {
       say("mode is now \(newMode)\(origin("mode"))\(sinceWrite("mode"))")
       if newMode == .stop { return true }
     }
