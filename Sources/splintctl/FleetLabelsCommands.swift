@@ -41,8 +41,6 @@
 
     func run() async throws {
       let (cluster, endpoints) = try records.writing(with: self.cluster, suite: suite)
-      // To say which labels left out of the order still hold values; a read that fails costs the note alone.
-      let before = (try? await cluster.labels(suite: suite)) ?? []
       let written = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.setLabels(labels, suite: suite)
       }
@@ -54,6 +52,15 @@
           "the labels of \(suite) are already \(order): nothing was changed (the cluster is at revision \(written.revision))"
         )
       }
+      // The labels the order it replaced named, and this one does not, that still hold values: said, with what to
+      // do (written already: a read that fails costs the note alone).
+      let replaced = written.previousValue.flatMap { try? FleetCopy.parseValue(Array($0.utf8)).value }
+      let before: [String] =
+        if case .array(let entries)? = replaced {
+          entries.compactMap { if case .string(let label) = $0 { label } else { nil } }
+        } else {
+          []
+        }
       for label in before where !labels.contains(label) && label != "host:*" {
         guard let held = try? await cluster.storedValues(suite: suite, label: label), !held.isEmpty else { continue }
         let keys = held.map { $0.key.shown() }.joined(separator: ", ")

@@ -42,7 +42,8 @@
       // Two labels set one key: the order says which wins; changed, the machines follow it.
       try await cluster.setValue(jsonText: "45", forKey: "interval", suite: "app", label: "eu")
       #expect(await eventually { values("interval") == [30, 30, 60] })
-      try await cluster.setLabels(["eu", "canary"], suite: "app")
+      let reordered = try await cluster.setLabels(["eu", "canary"], suite: "app")
+      #expect(reordered.previousValue == JSONValue.array(["host:*", "canary", "eu"].map(JSONValue.string)).description)
       #expect(await eventually { values("interval") == [30, 45, 60] })
       #expect(machines[1].store().origin(ofKey: "interval") == .fleet(machines[1].copy(), label: "eu"))
 

@@ -141,7 +141,8 @@
       /// Whether the cluster changed: false when the write would have changed nothing, and was not made.
       public let changed: Bool
       /// The JSON text the key held before, as the cluster held it, for ``EtcdCluster/setValue(jsonText:forKey:suite:)``
-      /// and ``EtcdCluster/removeValue(forKey:suite:)``: nil when it held none (a set that made a new key, a remove of a
+      /// and ``EtcdCluster/removeValue(forKey:suite:)`` (and their `label:` forms), and the order of labels
+      /// ``EtcdCluster/setLabels(_:suite:)`` replaced: nil when it held none (a set that made a new key, a remove of a
       /// key that was not there), and for the other writes.
       public let previousValue: String?
 

@@ -19,7 +19,8 @@
     /// try await cluster.setLabels(["canary", "eu"], suite: "com.example.sync")  // ["host:*", "canary", "eu"]
     /// ```
     ///
-    /// - Returns: The revision it was set at; ``Write/changed`` is false when the suite had this very order.
+    /// - Returns: The revision it was set at, and the order it replaced (``Write/previousValue``, its JSON text; nil
+    ///   when the suite had none); ``Write/changed`` is false when the suite had this very order.
     /// - Throws: ``FleetError/Code/invalidConfiguration`` for a label that is not one, or one given twice; and the
     ///   cluster's errors.
     @discardableResult
@@ -33,10 +34,10 @@
       }
       let text = JSONValue.array(order.map(JSONValue.string)).description
       let name = FleetCopy.labelsKey
-      let (write, _) = try await commit(suite: suite, reading: [name]) { current throws(FleetError) in
+      let (write, before) = try await commit(suite: suite, reading: [name]) { current throws(FleetError) in
         current[name]?.text == text ? nil : [name: text]
       }
-      return Write(revision: write.revision, changed: write.changed, previousValue: nil)
+      return Write(revision: write.revision, changed: write.changed, previousValue: before[name]?.text)
     }
 
     /// Stores `jsonText` as `key`'s value in `suite` on the machines that carry `label`: a machine takes it over the
