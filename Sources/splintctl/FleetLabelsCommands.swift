@@ -44,7 +44,7 @@
       let written = try await endpoints.reporting { () throws(FleetError) in
         try await cluster.setLabels(labels, suite: suite)
       }
-      let order = (["host:*"] + labels.filter { $0 != "host:*" }).joined(separator: ", ")
+      let order = ([FleetLabels.anyHost] + labels.filter { $0 != FleetLabels.anyHost }).joined(separator: ", ")
       if written.changed {
         Output.line("the labels of \(suite) are \(order), at revision \(written.revision)")
       } else {
@@ -54,14 +54,8 @@
       }
       // The labels the order it replaced named, and this one does not, that still hold values: said, with what to
       // do (written already: a read that fails costs the note alone).
-      let replaced = written.previousValue.flatMap { try? FleetCopy.parseValue(Array($0.utf8)).value }
-      let before: [String] =
-        if case .array(let entries)? = replaced {
-          entries.compactMap { if case .string(let label) = $0 { label } else { nil } }
-        } else {
-          []
-        }
-      for label in before where !labels.contains(label) && label != "host:*" {
+      let before = written.previousValue.flatMap { try? FleetLabels.order(Array($0.utf8)) } ?? []
+      for label in before where !labels.contains(label) && label != FleetLabels.anyHost {
         guard let held = try? await cluster.storedValues(suite: suite, label: label), !held.isEmpty else { continue }
         let keys = held.map { $0.key.shown() }.joined(separator: ", ")
         let shown = shellQuoted(label)

@@ -14,11 +14,11 @@
   /// labels it is given; for each key it takes the value of its first label in the order that has one (its host
   /// label always first, whatever the order says), else the suite's value for every machine. A label the order does
   /// not name gives no machine a value.
-  enum FleetLabels {
+  package enum FleetLabels {
     /// What every host label starts with.
     static let hostPrefix = "host:"
     /// The order's name for every machine's host label.
-    static let anyHost = "host:*"
+    package static let anyHost = "host:*"
 
     /// Whether `label` is a label: a name, or `host:` and a machine's name.
     static func isLabel(_ label: some StringProtocol) -> Bool {
@@ -71,7 +71,7 @@
     ///
     /// - Throws: ``FleetError/Code/notJSON`` for text that is not a JSON array of labels (`host:*` among them),
     ///   each once, saying what is wrong.
-    static func order(_ text: [UInt8]) throws(FleetError) -> [String] {
+    package static func order(_ text: [UInt8]) throws(FleetError) -> [String] {
       let value: JSONValue
       do {
         value = try FleetCopy.parseValue(text).value
