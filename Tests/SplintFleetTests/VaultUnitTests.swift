@@ -37,9 +37,11 @@
 
     @Test("JSON: what the server sends is read; anything else is refused, never half-read")
     func json() throws {
-      let text = #" { "a" : [1, -2.5e3, true, false, null, {}, [], "\u00e9\ud834\udd1e\ud800x\n\"\\\/\b\f\r\t"] } "#
+      let text =
+        #" { "a" : [1, -2.5e3, true, false, null, {}, [], "\u00e9\ud834\udd1e\ud800x\n\"\\\/\b\f\r\t"], "b\u0063" : 2 } "#
       let bytes = Array(text.utf8)
       let value = try #require(VaultJSON.parse(bytes))
+      #expect(value["bc"]?.integer(in: bytes) == 2, "a member's name is decoded")
       let elements = try #require(value["a"]).elements
       #expect(elements.count == 8)
       #expect(elements[0].integer(in: bytes) == 1)

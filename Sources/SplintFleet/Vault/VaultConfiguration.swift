@@ -185,15 +185,19 @@
 
     /// `text`'s UTF-8, each byte `keeps` refuses written `%` and two uppercase hexadecimal digits.
     static func percentEncoded(_ text: String, keeping keeps: (UInt8) -> Bool) -> String {
-      var encoded = ""
+      // Most names need no escape: the text is its own encoding (a read's path is encoded at every call).
+      guard !text.utf8.allSatisfy(keeps) else { return text }
+      let digits = Array("0123456789ABCDEF".utf8)
+      var encoded: [UInt8] = []
+      encoded.reserveCapacity(text.utf8.count * 3)
       for byte in text.utf8 {
         if keeps(byte) {
-          encoded.unicodeScalars.append(Unicode.Scalar(byte))
+          encoded.append(byte)
         } else {
-          encoded += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+          encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
         }
       }
-      return encoded
+      return String(decoding: encoded, as: UTF8.self)
     }
 
     /// The name ``pathSegment(_:)`` wrote as `segment`, or nil when `segment` is not one it writes (another

@@ -61,8 +61,16 @@
     /// A string's text, for values that are never secret (names, versions, errors, times).
     func text(in bytes: [UInt8]) -> String? {
       guard case .string = kind else { return nil }
+      return Self.text(of: range, in: bytes)
+    }
+
+    /// The text of the string at `range` (quotes included): its bytes as they are when it has no escape, as most
+    /// have (a member's name, a version), else decoded.
+    fileprivate static func text(of range: Range<Int>, in bytes: [UInt8]) -> String {
+      let contents = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
+      guard contents.contains(UInt8(ascii: "\\")) else { return String(decoding: contents, as: UTF8.self) }
       var decoded: [UInt8] = []
-      Self.unescape(bytes[(range.lowerBound + 1)..<(range.upperBound - 1)], into: &decoded)
+      unescape(contents, into: &decoded)
       return String(decoding: decoded, as: UTF8.self)
     }
 
@@ -146,7 +154,12 @@
       var offset = 0
 
       mutating func skipSpace() {
-        while offset < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[offset]) { offset += 1 }
+        while offset < bytes.count {
+          switch bytes[offset] {
+          case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+          default: return
+          }
+        }
       }
 
       mutating func value(depth: Int) -> VaultJSON? {
@@ -161,9 +174,19 @@
         case UInt8(ascii: "f"): return literal("false", .bool(false))
         case UInt8(ascii: "n"): return literal("null", .null)
         default:
-          while offset < bytes.count, "+-.0123456789eE".utf8.contains(bytes[offset]) { offset += 1 }
+          while offset < bytes.count, Self.isNumberByte(bytes[offset]) { offset += 1 }
           let text = String(decoding: bytes[start..<offset], as: UTF8.self)
           return offset > start && Double(text) != nil ? VaultJSON(kind: .number, range: start..<offset) : nil
+        }
+      }
+
+      /// Whether `byte` may be part of a number (RFC 8259's grammar is checked by parsing what they make).
+      static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+          UInt8(ascii: "e"), UInt8(ascii: "E"):
+          true
+        default: false
         }
       }
 
@@ -217,8 +240,7 @@
           guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { return nil }
           offset += 1
           guard let value = value(depth: depth + 1) else { return nil }
-          let key = VaultJSON(kind: .string, range: name)
-          members.append(Member(name: key.text(in: bytes) ?? "", value: value))
+          members.append(Member(name: VaultJSON.text(of: name, in: bytes), value: value))
           skipSpace()
           guard offset < bytes.count else { return nil }
           offset += 1
