@@ -120,6 +120,12 @@
       return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
+    /// The event loop every request is made on, and so the loop its pooled connection is made on: the client would
+    /// otherwise give each request the group's next loop, one after the other, while the connection it takes from
+    /// the pool stays on the loop it was made on: every other request of a caller that makes one at a time would
+    /// cross between the two loops' threads at each step (`SplintBench vault`'s row measures it).
+    private static let loop = client.eventLoopGroup.next()
+
     /// The TLS configuration for `https` servers; nil for the system's trust store and no client certificate.
     let tls: TLSConfiguration?
 
@@ -181,7 +187,8 @@
         throw FleetTransportError(.unreachable, server: Self.server(of: url), reason: "\(error)")
       }
       let delegate = ResponseAccumulator(request: request, maxBodySize: limit)
-      return Self.client.execute(request: request, delegate: delegate, deadline: .now() + .init(timeout))
+      return Self.client.execute(
+        request: request, delegate: delegate, eventLoop: .delegate(on: Self.loop), deadline: .now() + .init(timeout))
     }
 
     /// The whole response, as the engines read it.
